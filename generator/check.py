@@ -1,0 +1,87 @@
+"""Validating the whole corpus: every problem becomes one line naming file, entry and field."""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+
+from .corpus import Corpus, CorpusCache, load_corpus
+from .errors import CorpusError
+from .text import match_key
+
+
+def check_corpus(root: Path, cache: CorpusCache | None = None) -> tuple[Corpus, list[CorpusError]]:
+    problems: list[CorpusError] = []
+    corpus = load_corpus(root, collect=problems, cache=cache)
+    problems += vocabulary_problems(corpus)
+    problems += duplicate_problems(corpus)
+    problems += listing_problems(corpus)
+    return corpus, problems
+
+
+def _file(corpus: Corpus, rel: str) -> str:
+    import os
+
+    return os.path.relpath(corpus.root / rel)
+
+
+def vocabulary_problems(corpus: Corpus) -> list[CorpusError]:
+    tax = corpus.taxonomy
+    topic_ids, tag_ids = set(tax.topic_ids), set(tax.tag_ids)
+    by_name = {t.name.casefold(): t.id for t in tax.tags}
+    out = []
+    for paper in corpus.sorted_papers():
+        path = _file(corpus, paper.file)
+        for i, topic in enumerate(paper.topics):
+            if topic not in topic_ids:
+                out.append(CorpusError(path, f"unknown topic {topic!r}; known topics: "
+                                             f"{', '.join(tax.topic_ids)}", entry=paper.slug,
+                                       field=f"topics[{i}]"))
+        for i, tag in enumerate(paper.tags):
+            if tag in tag_ids:
+                continue
+            if tag.casefold() in by_name:
+                hint = f"write the tag id {by_name[tag.casefold()]!r}, not its display name"
+            else:
+                close = difflib.get_close_matches(tag, sorted(tag_ids), n=3, cutoff=0.5)
+                hint = (f"closest known tags: {', '.join(close)}" if close
+                        else "add it to taxonomy.yaml or pick a known tag")
+            out.append(CorpusError(path, f"unknown tag {tag!r}; {hint}", entry=paper.slug,
+                                   field=f"tags[{i}]"))
+    return out
+
+
+def duplicate_problems(corpus: Corpus) -> list[CorpusError]:
+    out = []
+    titles: dict[str, str] = {}
+    arxiv: dict[str, str] = {}
+    for paper in corpus.sorted_papers():
+        path = _file(corpus, paper.file)
+        for i, title in enumerate(paper.titles):
+            key = match_key(title)
+            name = "title" if i == 0 else f"alternate_titles[{i - 1}]"
+            other = titles.get(key)
+            if other and other != paper.slug:
+                out.append(CorpusError(path, f"the same paper as {_file(corpus, f'papers/{other}.yaml')} "
+                                             f"(same title); merge the two files", entry=paper.slug,
+                                       field=name))
+            titles.setdefault(key, paper.slug)
+        if paper.arxiv:
+            other = arxiv.get(paper.arxiv)
+            if other:
+                out.append(CorpusError(path, f"the same paper as {_file(corpus, f'papers/{other}.yaml')} "
+                                             f"(arXiv {paper.arxiv}); merge the two files",
+                                       entry=paper.slug, field="arxiv"))
+            arxiv.setdefault(paper.arxiv, paper.slug)
+    return out
+
+
+def listing_problems(corpus: Corpus) -> list[CorpusError]:
+    out = []
+    for listing in corpus.sorted_listings():
+        path = _file(corpus, listing.file)
+        for i, entry in enumerate(listing.entries):
+            if entry.paper not in corpus.papers:
+                out.append(CorpusError(path, f"points at {entry.paper!r}, which is not in papers/",
+                                       entry=f"{listing.slug} #{i + 1}", field="paper"))
+    return out

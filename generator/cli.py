@@ -1,0 +1,240 @@
+"""The `survey` command: import, check, export, explain, classify, quality, build, add."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+
+from .errors import CorpusError, SurveyError
+
+
+def today() -> str:
+    """Today's date, or the one SOURCE_DATE_EPOCH fixes for reproducible runs."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    if epoch and epoch.isdigit():
+        return datetime.fromtimestamp(int(epoch), tz=timezone.utc).date().isoformat()
+    return datetime.now(tz=timezone.utc).date().isoformat()
+
+
+class Progress:
+    """A one-line counter on a terminal's stderr; silent when stderr is not a terminal."""
+
+    def __init__(self, label: str, stream=None) -> None:  # type: ignore[no-untyped-def]
+        self.stream = stream or sys.stderr
+        self.label = label
+        self.enabled = self.stream.isatty() and os.environ.get("CI") != "true"
+        self._last = 0.0
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if done < total and now - self._last < 0.1:
+            return
+        self._last = now
+        self.stream.write(f"\r{self.label}: {done}/{total}")
+        if done >= total:
+            self.stream.write("\n")
+        self.stream.flush()
+
+
+def _corpus_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--corpus", default="corpus", metavar="DIR",
+                   help="the corpus folder (default: corpus/)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="survey", description="Keep a literature survey as a corpus of YAML files and publish it.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("import", help="add or merge papers from listing text, saved HF pages, "
+                                      "daily-papers JSON or arXiv Atom")
+    p.add_argument("paths", nargs="+", metavar="PATH")
+    p.add_argument("--name", help="the listing's name (one listing at a time)")
+    p.add_argument("--dry-run", action="store_true", help="report what would change, write nothing")
+    _corpus_arg(p)
+
+    p = sub.add_parser("check", help="validate the whole corpus")
+    _corpus_arg(p)
+
+    p = sub.add_parser("export", help="write the corpus as JSON (or CSV)")
+    p.add_argument("--format", choices=("json", "csv"), default="json")
+    p.add_argument("-o", "--output", metavar="FILE", help="write here instead of standard output")
+    _corpus_arg(p)
+
+    p = sub.add_parser("explain", help="show which rules gave a paper its topics and tags")
+    p.add_argument("slug")
+    _corpus_arg(p)
+
+    p = sub.add_parser("classify", help="compare the rules' suggestions with the papers' topics "
+                                        "and tags; --write applies them where not curated")
+    p.add_argument("--write", action="store_true")
+    _corpus_arg(p)
+
+    p = sub.add_parser("quality", help="precision, recall and F1 of the topic rules on a labelled set")
+    p.add_argument("--devset", default="tests/data/topic_devset.yaml", metavar="FILE")
+    p.add_argument("--errors", action="store_true", help="list every paper the rules get wrong")
+    _corpus_arg(p)
+
+    p = sub.add_parser("build", help="write the site's generated Markdown to a folder")
+    p.add_argument("--out", required=True, metavar="DIR")
+    p.add_argument("--templates", default="templates", metavar="DIR")
+    _corpus_arg(p)
+
+    try:
+        from .add import add_arguments
+    except ImportError:  # TEMP until add.py lands
+        return parser
+    p = sub.add_parser("add", help="create a new paper file (from options, stdin, arXiv or an HF page)")
+    add_arguments(p)
+    _corpus_arg(p)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler: Callable[[argparse.Namespace], int] = COMMANDS[args.command]
+    try:
+        return handler(args)
+    except SurveyError as exc:
+        print(f"survey {args.command}: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("survey: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 1
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from .corpus import load_corpus
+    from .importer import Importer
+
+    corpus = load_corpus(args.corpus)
+    importer = Importer(corpus, today())
+    sources = importer.read_all([Path(p) for p in args.paths], Progress("reading"))
+    report = importer.run(sources, name=args.name, progress=Progress("importing"))
+    if not args.dry_run:
+        importer.write()
+    print(report.summary())
+    return 0
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from .check import check_corpus
+
+    corpus, problems = check_corpus(Path(args.corpus))
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    if problems:
+        print(f"survey check: {len(problems)} problem(s)", file=sys.stderr)
+        return 1
+    print(f"survey check: {len(corpus.papers)} papers, {len(corpus.listings)} listings, "
+          f"{len(corpus.taxonomy.topics)} topics, {len(corpus.taxonomy.tags)} tags: all valid")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from .corpus import load_corpus
+    from .export import to_csv, to_json
+
+    corpus = load_corpus(args.corpus)
+    text = to_json(corpus) if args.format == "json" else to_csv(corpus)
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    from .classify import explain_lines, suggest
+    from .corpus import load_corpus
+
+    corpus = load_corpus(args.corpus)
+    paper = corpus.papers.get(args.slug)
+    if paper is None:
+        import difflib
+
+        close = difflib.get_close_matches(args.slug, sorted(corpus.papers), n=3)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise SurveyError(f"no paper with the slug {args.slug!r} in {args.corpus}{hint}")
+    suggestion = suggest(corpus.taxonomy, paper.title, paper.abstract)
+    print(f"{paper.slug}: {paper.title}")
+    print(f"topics: {', '.join(paper.topics) or '(none)'}; tags: {', '.join(paper.tags) or '(none)'}"
+          + (f"; curated: {', '.join(paper.curated)}" if paper.curated else ""))
+    lines = explain_lines(suggestion, paper.topics, paper.tags)
+    print("\n".join(lines) if lines else "no rule fired for any topic or tag")
+    return 0
+
+
+def cmd_classify(args: argparse.Namespace) -> int:
+    from .classify import suggest
+    from .corpus import load_corpus, paper_text, write_files
+
+    corpus = load_corpus(args.corpus)
+    changes = []
+    for paper in corpus.sorted_papers():
+        s = suggest(corpus.taxonomy, paper.title, paper.abstract)
+        new = {}
+        for name, ids in (("topics", s.topic_ids), ("tags", s.tag_ids)):
+            if getattr(paper, name) != ids:
+                marker = " (curated, kept)" if name in paper.curated else ""
+                print(f"{paper.file}: {name}: {getattr(paper, name)} -> suggested {ids}{marker}")
+                if not marker:
+                    new[name] = ids
+        if new and args.write:
+            for name, ids in new.items():
+                setattr(paper, name, ids)
+            changes.append((paper.file, paper_text(paper)))
+    if args.write:
+        written = write_files(corpus.root, changes)
+        print(f"survey classify: {len(written)} file(s) updated")
+    return 0
+
+
+def cmd_quality(args: argparse.Namespace) -> int:
+    from .corpus import load_corpus
+    from .quality import evaluate_devset, format_report, load_devset
+
+    corpus = load_corpus(args.corpus)
+    devset = load_devset(Path(args.devset))
+    print(format_report(evaluate_devset(corpus, devset), show_errors=args.errors))
+    return 0
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    from .corpus import load_corpus
+    from .site import Site
+
+    corpus = load_corpus(args.corpus)
+    site = Site(corpus, Path(args.templates))
+    pages = site.pages()
+    out = Path(args.out)
+    for rel, text in pages.items():
+        path = out / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    print(f"survey build: {len(pages)} pages written to {out}")
+    return 0
+
+
+def cmd_add(args: argparse.Namespace) -> int:
+    from .add import run_add
+
+    return run_add(args, today())
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "import": cmd_import, "check": cmd_check, "export": cmd_export, "explain": cmd_explain,
+    "classify": cmd_classify, "quality": cmd_quality, "build": cmd_build, "add": cmd_add,
+}
+
+__all__ = ["main", "CorpusError"]

@@ -1,0 +1,167 @@
+"""Importing source files into the corpus: match each entry, merge or add, record listings.
+
+Nothing is written until every source has been read and every entry placed; then each file is
+replaced atomically. Fields a person curates (title, abstract, topics, tags, links) of a paper
+already in the corpus are never changed: a merge only adds provenance, alternate titles and
+empty optional fields (arXiv id, authors, date).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .classify import suggest
+from .corpus import Corpus, listing_text, paper_text, write_files
+from .dedupe import Index
+from .errors import SurveyError
+from .model import Entry, Listing, Paper
+from .readers import FORMATS, RawEntry, Source, read_source
+from .text import match_key, slugify
+
+
+@dataclass
+class Report:
+    read: int = 0
+    added: list[str] = field(default_factory=list)
+    merged: list[tuple[str, str, str]] = field(default_factory=list)  # entry, slug, how
+    review: list[str] = field(default_factory=list)
+    listings: list[str] = field(default_factory=list)
+    already: list[str] = field(default_factory=list)  # sources imported before, skipped whole
+    written: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        lines = [
+            f"entries read: {self.read}; papers added: {len(self.added)}; merged into existing "
+            f"papers: {len(self.merged)}; possible duplicates to review: {len(self.review)}",
+        ]
+        lines += [f"listing recorded: {s}" for s in self.listings]
+        lines += [f"already imported, unchanged: {s}" for s in self.already]
+        lines += [f"review: {line}" for line in self.review]
+        lines.append(f"files written: {len(self.written)}")
+        return "\n".join(lines)
+
+
+class Importer:
+    def __init__(self, corpus: Corpus, today: str) -> None:
+        self.corpus = corpus
+        self.today = today
+        self.papers = dict(corpus.papers)  # a paper is deep-copied here before it changes
+        self.changed: dict[str, Paper] = {}
+        self.new_listings: dict[str, Listing] = {}
+        self.index = Index.of(corpus.papers, corpus.listings)
+        self.report = Report()
+
+    def read_all(self, paths: Sequence[Path], progress: Callable[[int, int], None] | None = None
+                 ) -> list[Source]:
+        sources = []
+        for i, path in enumerate(paths, 1):
+            sources.append(read_source(path))
+            if progress:
+                progress(i, len(paths))
+        return sources
+
+    def run(self, sources: list[Source], name: str | None = None,
+            progress: Callable[[int, int], None] | None = None) -> Report:
+        if name and sum(s.is_listing for s in sources) > 1:
+            raise SurveyError("--name names one listing: import listings one at a time to name them")
+        total = sum(len(s.entries) for s in sources)
+        done = 0
+        known = {listing.sha256: listing.slug for listing in self.corpus.listings.values()}
+        for source in sources:
+            self.report.read += len(source.entries)
+            if source.is_listing and source.sha256 in known:
+                self.report.already.append(f"{source.path} (listing {known[source.sha256]})")
+                done += len(source.entries)
+                continue
+            entries = []
+            for raw in source.entries:
+                entries.append(self._place(raw, source))
+                done += 1
+                if progress:
+                    progress(done, total)
+            if source.is_listing:
+                listing = self._listing(source, entries, name)
+                known[source.sha256] = listing.slug
+        return self.report
+
+    def write(self) -> list[str]:
+        files = [(p.file, paper_text(p)) for p in sorted(self.changed.values(), key=lambda p: p.slug)]
+        files += [(li.file, listing_text(li)) for li in sorted(self.new_listings.values(),
+                                                               key=lambda li: li.slug)]
+        self.report.written = write_files(self.corpus.root, files)
+        return self.report.written
+
+    def _editable(self, slug: str) -> Paper:
+        if slug not in self.changed:
+            self.changed[slug] = self.papers[slug] = copy.deepcopy(self.papers[slug])
+        return self.changed[slug]
+
+    def _place(self, raw: RawEntry, source: Source) -> Entry:
+        label = f"{source.path} entry {raw.label}"
+        found = self.index.match(raw.title, raw.abstract, raw.arxiv)
+        if found:
+            paper = self.papers[found.slug]
+            updates = self._merge_updates(paper, raw)
+            if updates:
+                target = self._editable(found.slug)
+                for key, value in updates.items():
+                    setattr(target, key, value)
+                self.index.add(target)
+            if raw.arxiv and paper.arxiv and raw.arxiv != paper.arxiv:
+                self.report.review.append(
+                    f"{label}: same paper as {found.slug} by {found.how}, but arXiv {raw.arxiv} "
+                    f"differs from {paper.arxiv}")
+            self.report.merged.append((label, found.slug, found.how))
+            if match_key(raw.title) not in self.index.by_title:
+                self.index.add_title(raw.title, found.slug)
+            return self._entry(found.slug, raw)
+        for maybe in self.index.possible(raw.title, raw.abstract):
+            self.report.review.append(f"{label}: may be the same paper as {maybe.slug} ({maybe.why})")
+        taken = set(self.papers)
+        suggestion = suggest(self.corpus.taxonomy, raw.title, raw.abstract)
+        paper = Paper(
+            slug=slugify(raw.title, taken), title=raw.title, abstract=raw.abstract,
+            topics=suggestion.topic_ids, tags=suggestion.tag_ids, arxiv=raw.arxiv,
+            authors=list(raw.authors), date=raw.date, links=dict(raw.links), added=self.today,
+        )
+        self.papers[paper.slug] = paper
+        self.changed[paper.slug] = paper
+        self.index.add(paper)
+        self.report.added.append(paper.slug)
+        return self._entry(paper.slug, raw)
+
+    def _merge_updates(self, paper: Paper, raw: RawEntry) -> dict[str, object]:
+        updates: dict[str, object] = {}
+        key = match_key(raw.title)
+        if key not in self.index.by_title and all(match_key(t) != key for t in paper.titles):
+            updates["alternate_titles"] = [*paper.alternate_titles, raw.title]
+        if raw.arxiv and not paper.arxiv and raw.arxiv not in self.index.by_arxiv:
+            updates["arxiv"] = raw.arxiv
+        if raw.authors and not paper.authors:
+            updates["authors"] = list(raw.authors)
+        if raw.date and not paper.date:
+            updates["date"] = raw.date
+        for kind, url in raw.links.items():
+            if kind not in paper.links and "links" not in paper.curated:
+                updates.setdefault("links", dict(paper.links))[kind] = url  # type: ignore[index]
+        return updates
+
+    def _entry(self, slug: str, raw: RawEntry) -> Entry:
+        paper = self.papers[slug]
+        return Entry(paper=slug, title=raw.title,
+                     abstract=None if raw.abstract == paper.abstract else raw.abstract)
+
+    def _listing(self, source: Source, entries: list[Entry], name: str | None) -> Listing:
+        label = FORMATS[source.format].split(" (")[0]
+        name = name or (f"{label}, {source.date}" if source.date else f"{label}: {Path(source.path).stem}")
+        taken = set(self.corpus.listings) | set(self.new_listings)
+        listing = Listing(
+            slug=slugify(name, taken), name=name, entries=entries, source=source.format,
+            origin=source.origin, sha256=source.sha256, date=source.date,
+        )
+        self.new_listings[listing.slug] = listing
+        self.report.listings.append(f"{listing.slug} ({len(entries)} entries)")
+        return listing

@@ -1,0 +1,311 @@
+"""Reading source files into entries: HF listing text, saved HF pages, HF daily-papers JSON, arXiv Atom.
+
+The format is detected from the content, never trusted from the file name alone. Every reader
+returns a `Source`: what it is (a listing, or loose papers), and its entries in original order,
+with titles and abstracts whitespace-normalised and otherwise exactly as written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import SourceError
+from .model import ARXIV_RE, URL_RE
+from .text import has_control, squash
+
+FORMATS = {
+    "hf-text": "Hugging Face Papers listing (text)",
+    "hf-html": "Hugging Face Papers page (HTML)",
+    "hf-json": "Hugging Face daily papers API (JSON)",
+    "arxiv-atom": "arXiv API response (Atom)",
+}
+
+HF_BOILERPLATE = {
+    "new",
+    "get trending papers in your email inbox!",
+    "get trending papers in your email inbox once a day!",
+    "subscribe",
+    "daily papers",
+    "byak and the research community",
+}
+_MONTH_DAY = re.compile(
+    r"^(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]* \d{1,2}(?:, \d{4})?$"
+)
+ATOM = "{http://www.w3.org/2005/Atom}"
+
+
+@dataclass
+class RawEntry:
+    title: str
+    abstract: str
+    position: int
+    arxiv: str | None = None
+    authors: list[str] = field(default_factory=list)
+    date: str | None = None
+    links: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        short = self.title if len(self.title) <= 60 else self.title[:57] + "..."
+        return f"#{self.position} {short!r}"
+
+
+@dataclass
+class Source:
+    path: str
+    format: str
+    sha256: str
+    entries: list[RawEntry]
+    is_listing: bool
+    date: str | None = None
+
+    @property
+    def origin(self) -> str:
+        return Path(self.path).name
+
+
+def read_source(path: Path, shown: str | None = None) -> Source:
+    shown = shown or str(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise SourceError(shown, f"cannot read: {exc.strerror}") from None
+    if not data.strip():
+        raise SourceError(shown, "the file is empty")
+    if b"\x00" in data[:4096]:
+        raise SourceError(shown, "this is a binary file, not a listing, a page, JSON or Atom")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise SourceError(shown, f"not valid UTF-8 (byte {exc.start}); save the file as UTF-8") from None
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    fmt = detect(text)
+    if fmt is None:
+        raise SourceError(
+            shown,
+            "unknown format: expected Hugging Face Papers text or HTML, daily-papers JSON or arXiv Atom",
+        )
+    reader = {"hf-text": _hf_text, "hf-html": _hf_html, "hf-json": _hf_json, "arxiv-atom": _atom}[fmt]
+    source: Source = reader(text, shown, digest)
+    if not source.entries:
+        raise SourceError(shown, f"no papers found in this {FORMATS[fmt]}")
+    for entry in source.entries:
+        _check_entry(entry, shown)
+    return source
+
+
+def detect(text: str) -> str | None:
+    head = text.lstrip()[:2048].lower()
+    if head.startswith(("{", "[")):
+        return "hf-json"
+    if head.startswith("<?xml") or head.startswith("<feed") or "<feed" in head[:400]:
+        if "http://www.w3.org/2005/atom" in head:
+            return "arxiv-atom"
+    if head.startswith(("<!doctype html", "<html")) or "<html" in head or "<body" in head:
+        return "hf-html"
+    lines = [line.strip().lower() for line in text.split("\n", 40)[:40] if line.strip()]
+    if any(line in HF_BOILERPLATE - {"new"} or line.startswith("subscribe") for line in lines[:8]):
+        return "hf-text"
+    return None
+
+
+def _check_entry(entry: RawEntry, path: str) -> None:
+    for name in ("title", "abstract"):
+        value = getattr(entry, name)
+        if not value:
+            raise SourceError(path, "is missing", entry=entry.label, field=name)
+        if has_control(value):
+            raise SourceError(path, "contains a control character", entry=entry.label, field=name)
+    if entry.arxiv is not None and not ARXIV_RE.match(entry.arxiv):
+        raise SourceError(path, f"{entry.arxiv!r} is not an arXiv id", entry=entry.label, field="arxiv")
+
+
+# --- Hugging Face listing text -------------------------------------------------------------
+
+
+def _looks_like_title(text: str) -> bool:
+    """Titles are short; abstracts run to several sentences (in the seeds: titles of at most 19
+    words, abstracts of at least 77)."""
+    return len(text) <= 300 and len(text.split()) <= 40 and len(re.findall(r"[.!?]\s+[A-Z]", text)) < 2
+
+
+def _hf_text(text: str, path: str, digest: str) -> Source:
+    lines = text.split("\n")
+    # Blank-line variant: fields are paragraphs (hard wraps joined). Compact variant: one per line.
+    nonblank = [i for i, line in enumerate(lines) if line.strip()]
+    blank_separated = any(b - a > 1 for a, b in zip(nonblank, nonblank[1:]))
+    blocks: list[str] = []
+    if blank_separated:
+        current: list[str] = []
+        for line in lines + [""]:
+            if line.strip():
+                current.append(line)
+            elif current:
+                blocks.append(squash(" ".join(current)))
+                current = []
+    else:
+        blocks = [squash(line) for line in lines if line.strip()]
+
+    date = None
+    body_start = 0
+    for i, block in enumerate(blocks):
+        low = block.lower()
+        if low in HF_BOILERPLATE:
+            body_start = i + 1
+            continue
+        if _MONTH_DAY.match(block) and date is None:
+            date, body_start = block, i + 1
+            continue
+        if low.startswith("subscribe") and len(block) > len("subscribe"):
+            blocks[i] = block[len("subscribe"):].strip()  # compact variant: first title glued on
+            body_start = i
+        break
+    fields = [b for b in blocks[body_start:] if b.lower() not in HF_BOILERPLATE]
+
+    entries: list[RawEntry] = []
+    i = 0
+    while i < len(fields):
+        title = fields[i]
+        position = len(entries) + 1
+        probe = RawEntry(title=title, abstract="", position=position)
+        if not _looks_like_title(title):
+            raise SourceError(path, "expected a title here but found prose (is an entry's title "
+                              "missing?)", entry=probe.label, field="title")
+        if i + 1 >= len(fields):
+            raise SourceError(path, "is missing: the file ends after this title", entry=probe.label,
+                              field="abstract")
+        abstract = fields[i + 1]
+        if _looks_like_title(abstract) and i + 2 < len(fields) and not _looks_like_title(fields[i + 2]):
+            raise SourceError(path, "is missing: the next line is another title", entry=probe.label,
+                              field="abstract")
+        entries.append(RawEntry(title=title, abstract=abstract, position=position))
+        i += 2
+    return Source(path=path, format="hf-text", sha256=digest, entries=entries, is_listing=True, date=date)
+
+
+# --- Hugging Face daily papers JSON ---------------------------------------------------------
+
+
+def _hf_json(text: str, path: str, digest: str) -> Source:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SourceError(path, f"malformed JSON: {exc.msg}", line=exc.lineno, column=exc.colno) from None
+    items = data if isinstance(data, list) else [data]
+    entries = [hf_item_entry(item, position, path) for position, item in enumerate(items, 1)]
+    return Source(path=path, format="hf-json", sha256=digest, entries=entries,
+                  is_listing=isinstance(data, list), date=_common_date(entries))
+
+
+def hf_item_entry(item: Any, position: int, path: str) -> RawEntry:
+    """One item of the daily-papers API (`{"paper": {...}}`), or a bare paper object."""
+    if not isinstance(item, dict):
+        raise SourceError(path, "each item must be an object", entry=f"#{position}")
+    paper = item.get("paper", item)
+    if not isinstance(paper, dict):
+        raise SourceError(path, "must be an object", entry=f"#{position}", field="paper")
+    title = paper.get("title", item.get("title"))
+    label = f"#{position}" + (f" {title!r}" if isinstance(title, str) else "")
+    summary = paper.get("summary", item.get("summary"))
+    for name, value in (("title", title), ("summary", summary)):
+        if not isinstance(value, str) or not value.strip():
+            raise SourceError(path, "is missing or not text", entry=label, field=f"paper.{name}")
+    arxiv = paper.get("id")
+    if arxiv is not None and not isinstance(arxiv, str):
+        raise SourceError(path, "must be text", entry=label, field="paper.id")
+    authors = []
+    for j, author in enumerate(paper.get("authors") or []):
+        name = author.get("name") if isinstance(author, dict) else None
+        if not isinstance(name, str):
+            raise SourceError(path, "must have a name", entry=label, field=f"paper.authors[{j}]")
+        if squash(name) and not (isinstance(author, dict) and author.get("hidden") is True):
+            authors.append(squash(name))
+    links = {}
+    for kind, key in (("code", "githubRepo"), ("project", "projectPage")):
+        url = paper.get(key)
+        if isinstance(url, str) and URL_RE.match(url):
+            links[kind] = url
+    return RawEntry(
+        title=squash(str(title)), abstract=squash(str(summary)), position=position,
+        arxiv=_strip_version(arxiv) if arxiv else None, authors=authors,
+        date=_iso_date(paper.get("publishedAt") or item.get("publishedAt")), links=links,
+    )
+
+
+def _strip_version(arxiv: str) -> str:
+    return re.sub(r"v\d+$", "", arxiv.strip())
+
+
+def _iso_date(value: Any) -> str | None:
+    if isinstance(value, str) and re.match(r"^\d{4}-\d{2}-\d{2}", value):
+        return value[:10]
+    return None
+
+
+def _common_date(entries: list[RawEntry]) -> str | None:
+    dates = sorted({e.date for e in entries if e.date})
+    return dates[-1] if dates else None
+
+
+# --- arXiv API Atom -------------------------------------------------------------------------
+
+
+def _atom(text: str, path: str, digest: str) -> Source:
+    if "<!DOCTYPE" in text or "<!ENTITY" in text:
+        raise SourceError(path, "Atom with a DOCTYPE or entities is refused")
+    try:
+        root = ET.fromstring(text)
+    except ET.ParseError as exc:
+        line, column = exc.position
+        raise SourceError(path, f"malformed XML: {exc.msg if hasattr(exc, 'msg') else exc}",
+                          line=line, column=column + 1) from None
+    entries = []
+    for position, node in enumerate(root.iter(f"{ATOM}entry"), 1):
+        raw_id = (node.findtext(f"{ATOM}id") or "").strip()
+        title = squash(node.findtext(f"{ATOM}title") or "")
+        if "/api/errors" in raw_id:
+            raise SourceError(path, f"the arXiv API answered with an error: "
+                                    f"{squash(node.findtext(f'{ATOM}summary') or title)}")
+        match = re.search(r"arxiv\.org/abs/(.+?)$", raw_id)
+        label = f"#{position} {title!r}"
+        if not match:
+            raise SourceError(path, f"{raw_id!r} is not an arXiv abstract URL", entry=label, field="id")
+        links = {}
+        for link in node.findall(f"{ATOM}link"):
+            if link.get("title") == "pdf" and (link.get("href") or "").startswith("http"):
+                links["pdf"] = _strip_version(link.get("href", ""))
+        entries.append(RawEntry(
+            title=title,
+            abstract=squash(node.findtext(f"{ATOM}summary") or ""),
+            position=position,
+            arxiv=_strip_version(match.group(1)),
+            authors=[squash(a.findtext(f"{ATOM}name") or "") for a in node.findall(f"{ATOM}author")],
+            date=_iso_date(node.findtext(f"{ATOM}published")),
+        ))
+    return Source(path=path, format="arxiv-atom", sha256=digest, entries=entries, is_listing=False)
+
+
+# --- saved Hugging Face pages ---------------------------------------------------------------
+
+
+def _hf_html(text: str, path: str, digest: str) -> Source:
+    from .hf_html import parse_hf_html
+
+    page = parse_hf_html(text, path)
+    entries = []
+    for position, found in enumerate(page.items, 1):
+        if isinstance(found, dict):
+            entries.append(hf_item_entry(found, position, path))
+        else:
+            title, abstract, arxiv = found
+            entries.append(RawEntry(title=squash(title), abstract=squash(abstract), position=position,
+                                    arxiv=arxiv))
+    return Source(path=path, format="hf-html", sha256=digest, entries=entries,
+                  is_listing=page.is_listing, date=page.date)
