@@ -15,6 +15,7 @@ from typing import Any
 from .errors import CorpusError
 
 TOPIC_ID_RE = re.compile(r"^[a-z][a-z0-9-]*$")
+TAG_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ./+()-]*$")
 WHERE = ("title", "abstract", "both")
 OTHER = "other"  # the page for papers with no topic; never a topic id itself
 
@@ -191,8 +192,8 @@ def _tag(raw: Any, path: str, i: int) -> Tag:
     ident = _ident(r, path, entry)
     name = _text(r, "name", path, ident)
     assert name
-    if any(c in name for c in "<>&\"`|{}[]#*_\\"):
-        raise CorpusError(path, "tag names use letters, digits, spaces and - / . + ( ) ' only",
+    if not TAG_NAME_RE.match(name):
+        raise CorpusError(path, "tag names use letters, digits, spaces and - / . + ( ) only",
                           entry=ident, field="name")
     return Tag(id=ident, name=name, description=_text(r, "description", path, ident, required=False),
                threshold=_threshold(r, path, ident, 1), rules=_rules(r, path, ident))

@@ -1,0 +1,53 @@
+"""Turning corpus text into Markdown that shows it literally, whatever extensions are enabled.
+
+Every ASCII character other than letters, digits and the space becomes a hex character
+reference, so no Markdown, HTML, template or snippet syntax (`*`, `<`, `{{`, `--8<--`, `$`,
+`|`, `:emoji:` ...) survives for any processor to act on; browsers show the characters as
+written. Hex (`&#x23;`) rather than decimal (`&#35;`) keeps `#` followed by digits out of the
+output, which issue-link extensions would otherwise pick up.
+"""
+
+from __future__ import annotations
+
+import html
+import string
+from urllib.parse import quote
+
+from markupsafe import Markup
+
+_SAFE = set(string.ascii_letters + string.digits + " ")
+_TABLE = {c: f"&#x{c:X};" for c in range(128) if chr(c) not in _SAFE}
+# Bidirectional overrides and zero-width characters are kept, but as references, so they stay
+# visible in the generated Markdown and cannot reorder the Markdown source around them.
+for _c in (0x200B, 0x200C, 0x200D, 0x200E, 0x200F, 0x202A, 0x202B, 0x202C, 0x202D, 0x202E,
+           0x2066, 0x2067, 0x2068, 0x2069, 0xFEFF):
+    _TABLE[_c] = f"&#x{_c:X};"
+
+
+def md_text(text: str) -> str:
+    return text.translate(_TABLE)
+
+
+def finalize(value: object) -> object:
+    """Jinja `finalize`: every `{{ }}` output is literal text unless marked trusted (Markup)."""
+    if isinstance(value, Markup):
+        return str(value)
+    if value is None:
+        return ""
+    return md_text(str(value))
+
+
+def trusted(value: str) -> Markup:
+    return Markup(value)
+
+
+def external_url(url: str) -> Markup:
+    """An http(s) URL made safe inside a Markdown link target: no spaces, parentheses, brackets
+    or quotes left that could end the target early."""
+    safe = quote(url, safe="/:?#&=%+.,~-@;!$*_'")
+    return Markup(safe.replace("'", "%27").replace("*", "%2A").replace("_", "%5F"))
+
+
+def html_attr(text: str) -> str:
+    """For front matter values that themes insert into HTML unescaped (title, description)."""
+    return html.escape(text, quote=True)

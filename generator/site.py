@@ -1,0 +1,184 @@
+"""Rendering the corpus into the site's Markdown pages, from the Jinja2 templates in templates/.
+
+Knows nothing of MkDocs: it returns {path: Markdown} and the navigation as plain data, so the
+same pages can be written to a folder (`survey build --out`) for another engine.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote_plus
+
+import jinja2
+import yaml
+
+from .corpus import Corpus
+from .markup import external_url, finalize, html_attr, trusted
+from .model import Listing, Paper
+from .taxonomy import OTHER, Tag, Topic
+from .text import first_sentence
+
+OTHER_TOPIC = Topic(
+    id=OTHER, name="Other",
+    description="Papers that fit none of the topics above: they are still part of the survey, "
+                "and their tags say what they are about.",
+    threshold=0, rules=[],
+)
+
+
+@dataclass(frozen=True)
+class NavItem:
+    title: str
+    path: str | None = None  # a page path, or None for a section
+    children: tuple[NavItem, ...] = ()
+
+
+def front_matter(**values: Any) -> str:
+    """YAML front matter; text that themes insert into HTML unescaped is HTML-escaped here."""
+    data = {k: v for k, v in values.items() if v not in (None, [], "")}
+    return "---\n" + yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=10**9) + "---\n"
+
+
+class Site:
+    def __init__(self, corpus: Corpus, templates: Path) -> None:
+        self.corpus = corpus
+        self.env = jinja2.Environment(
+            loader=jinja2.FileSystemLoader(str(templates)),
+            finalize=finalize,
+            autoescape=False,
+            undefined=jinja2.StrictUndefined,
+            trim_blocks=True,
+            lstrip_blocks=True,
+            keep_trailing_newline=True,
+        )
+        self.env.filters.update(first_sentence=first_sentence, url=external_url, trusted=trusted)
+        self.env.globals.update(front_matter=self._front_matter, search_url=_search_url)
+        tax = corpus.taxonomy
+        self.topics: list[Topic] = [*tax.topics, OTHER_TOPIC]
+        self.tags: dict[str, Tag] = {t.id: t for t in tax.tags}
+        self.papers = corpus.sorted_papers()
+        self.listings = corpus.sorted_listings()
+        self.listings_of = corpus.listings_of()
+        self.by_topic: dict[str, list[Paper]] = {t.id: [] for t in self.topics}
+        self.by_tag: dict[str, list[Paper]] = {t.id: [] for t in tax.tags}
+        for paper in self.papers:
+            for topic in paper.topics or [OTHER]:
+                self.by_topic[topic].append(paper)
+            for tag in paper.tags:
+                self.by_tag[tag].append(paper)
+        for papers in (*self.by_topic.values(), *self.by_tag.values()):
+            papers.sort(key=_title_order)
+
+    def _front_matter(self, **values: Any) -> trusted:  # type: ignore[valid-type]
+        for key in ("title", "description"):
+            if isinstance(values.get(key), str):
+                values[key] = html_attr(values[key])
+        return trusted(front_matter(**values))
+
+    def pages(self) -> dict[str, str]:
+        out: dict[str, str] = {}
+        render = self._render
+        out["index.md"] = render("home.md.j2", home=True)
+        for topic in self.topics:
+            out[f"topics/{topic.id}.md"] = render("topic.md.j2", topic=topic,
+                                                  papers=self.by_topic[topic.id])
+        for listing in self.listings:
+            out[f"listings/{listing.slug}.md"] = render("listing.md.j2", listing=listing,
+                                                        rows=self._listing_rows(listing))
+        out["tags/index.md"] = render("tags.md.j2")
+        for tag in self.corpus.taxonomy.tags:
+            out[f"tags/{tag.id}.md"] = render("tag.md.j2", tag=tag, papers=self.by_tag[tag.id])
+        paper_template = self.env.get_template("paper.md.j2")
+        for paper in self.papers:
+            out[f"papers/{paper.slug}.md"] = paper_template.render(
+                self._context(), paper=paper, listed=self.listings_of.get(paper.slug, []))
+        return out
+
+    def topic_name(self, topic_id: str) -> str:
+        return next(t.name for t in self.topics if t.id == topic_id)
+
+    def tag_names(self, tag_ids: list[str]) -> list[str]:
+        return [self.tags[t].name for t in tag_ids]
+
+    def used_tags(self) -> list[Tag]:
+        return [t for t in self.corpus.taxonomy.tags if self.by_tag[t.id]]
+
+    def tags_by_count(self) -> list[Tag]:
+        return sorted(self.corpus.taxonomy.tags, key=lambda t: (-len(self.by_tag[t.id]), t.name.casefold()))
+
+    @staticmethod
+    def format_name(source: str) -> str:
+        from .readers import FORMATS
+
+        return FORMATS.get(source, source)
+
+    def nav(self) -> list[NavItem]:
+        return [
+            NavItem("Home", "index.md"),
+            NavItem("Topics", None, tuple(NavItem(t.name, f"topics/{t.id}.md") for t in self.topics)),
+            NavItem("Listings", None, tuple(NavItem(li.name, f"listings/{li.slug}.md")
+                                            for li in self.listings)),
+            NavItem("Tags", "tags/index.md"),
+        ]
+
+    def edit_targets(self) -> dict[str, str]:
+        """For each generated page, the corpus or template file a person edits to change it."""
+        out = {f"papers/{p.slug}.md": f"corpus/{p.file}" for p in self.papers}
+        out.update({f"listings/{li.slug}.md": f"corpus/{li.file}" for li in self.listings})
+        out.update({f"topics/{t.id}.md": "corpus/taxonomy.yaml" for t in self.topics})
+        out.update({f"tags/{t.id}.md": "corpus/taxonomy.yaml" for t in self.corpus.taxonomy.tags})
+        out["tags/index.md"] = "corpus/taxonomy.yaml"
+        out["index.md"] = "templates/home.md.j2"
+        return out
+
+    def _render(self, name: str, **context: Any) -> str:
+        return self.env.get_template(name).render(self._context(), **context)
+
+    def _context(self) -> dict[str, Any]:
+        return {
+            "site": self,
+            "corpus": self.corpus,
+            "topics": self.topics,
+            "tags": self.tags,
+            "papers": self.papers,
+            "listings": self.listings,
+            "by_topic": self.by_topic,
+            "by_tag": self.by_tag,
+            "listings_of": self.listings_of,
+        }
+
+    def _listing_rows(self, listing: Listing) -> list[dict[str, Any]]:
+        rows = []
+        for position, entry in enumerate(listing.entries, 1):
+            paper = self.corpus.papers[entry.paper]
+            elsewhere = [(li, pos) for li, pos in self.listings_of.get(entry.paper, [])
+                         if not (li.slug == listing.slug and pos == position)]
+            rows.append({"position": position, "entry": entry, "paper": paper, "elsewhere": elsewhere})
+        return rows
+
+
+def _title_order(paper: Paper) -> tuple[str, str]:
+    return (paper.title.casefold(), paper.slug)
+
+
+def _search_url(title: str) -> Callable[[], str] | str:
+    return external_url("https://arxiv.org/search/?searchtype=title&query=" + quote_plus(title))
+
+
+def template_error(exc: BaseException) -> str:
+    """A template error as one line naming the template file and line."""
+    import traceback
+
+    where = getattr(exc, "filename", None)
+    line = getattr(exc, "lineno", None)
+    if not where:
+        for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+            if frame.filename.endswith(".j2"):
+                where, line = frame.filename, frame.lineno
+                break
+    shown = os.path.relpath(where) if where else "a template"
+    return f"{shown}:{line or '?'}: {type(exc).__name__}: {exc}"
