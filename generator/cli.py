@@ -7,7 +7,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from .errors import CorpusError, SurveyError
@@ -17,8 +17,8 @@ def today() -> str:
     """Today's date, or the one SOURCE_DATE_EPOCH fixes for reproducible runs."""
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
     if epoch and epoch.isdigit():
-        return datetime.fromtimestamp(int(epoch), tz=timezone.utc).date().isoformat()
-    return datetime.now(tz=timezone.utc).date().isoformat()
+        return datetime.fromtimestamp(int(epoch), tz=UTC).date().isoformat()
+    return datetime.now(tz=UTC).date().isoformat()
 
 
 class Progress:
@@ -80,6 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("quality", help="precision, recall and F1 of the topic rules on a labelled set")
     p.add_argument("--devset", default="tests/data/topic_devset.yaml", metavar="FILE")
     p.add_argument("--errors", action="store_true", help="list every paper the rules get wrong")
+    p.add_argument("--split", help="only this split of the labelled set (e.g. dev)")
     _corpus_arg(p)
 
     p = sub.add_parser("build", help="write the site's generated Markdown to a folder")
@@ -87,10 +88,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--templates", default="templates", metavar="DIR")
     _corpus_arg(p)
 
-    try:
-        from .add import add_arguments
-    except ImportError:  # TEMP until add.py lands
-        return parser
+    from .add import add_arguments
+
     p = sub.add_parser("add", help="create a new paper file (from options, stdin, arXiv or an HF page)")
     add_arguments(p)
     _corpus_arg(p)
@@ -206,6 +205,10 @@ def cmd_quality(args: argparse.Namespace) -> int:
 
     corpus = load_corpus(args.corpus)
     devset = load_devset(Path(args.devset))
+    if args.split:
+        if args.split not in devset:
+            raise SurveyError(f"{args.devset}: no split {args.split!r}; splits: {', '.join(devset)}")
+        devset = {args.split: devset[args.split]}
     print(format_report(evaluate_devset(corpus, devset), show_errors=args.errors))
     return 0
 
@@ -237,4 +240,4 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "classify": cmd_classify, "quality": cmd_quality, "build": cmd_build, "add": cmd_add,
 }
 
-__all__ = ["main", "CorpusError"]
+__all__ = ["CorpusError", "main"]

@@ -11,6 +11,7 @@ import os
 import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -89,6 +90,10 @@ def load_yaml(text: str, path: str) -> Any:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = " ".join(str(exc.problem or exc.context or "malformed YAML").split())
+        if exc.context and exc.context_mark and exc.problem:
+            start = exc.context_mark
+            problem = (f"{' '.join(exc.context.split())} that starts at line {start.line + 1}, "
+                       f"column {start.column + 1}: {problem}")
         raise CorpusError(
             path, f"malformed YAML: {problem}",
             line=mark.line + 1 if mark else None, column=mark.column + 1 if mark else None,
@@ -182,7 +187,7 @@ def load_corpus(
         for path in _yaml_files(root / kind):
             name = shown(path)
             try:
-                record = (cache.get(path, lambda: _parse(path, name, cls)) if cache
+                record = (cache.get(path, partial(_parse, path, name, cls)) if cache
                           else _parse(path, name, cls))
             except CorpusError as exc:
                 fail(exc)

@@ -17,7 +17,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from .model import Listing, Paper
-from .text import match_key, shingles, words
+from .text import match_key, shingles
 
 SAME_ABSTRACT = 0.5
 SIMILAR_ABSTRACT = 0.2
@@ -25,11 +25,12 @@ SIMILAR_TITLE = 0.8
 # Postings longer than this are stop-shingles ("in this paper we"): too common to discriminate.
 _MAX_POSTING = 50
 
-_STOP = frozenset(
-    "a an the of for and or in on to with by from via at as is are we our its into using towards "
-    "toward large language model models llm llms efficient learning deep neural network networks "
-    "training inference gpu gpus scalable fast".split()
-)
+_STOP = frozenset((
+    "a", "an", "the", "of", "for", "and", "or", "in", "on", "to", "with", "by", "from", "via",
+    "at", "as", "is", "are", "we", "our", "its", "into", "using", "towards", "toward", "large",
+    "language", "model", "models", "llm", "llms", "efficient", "learning", "deep", "neural",
+    "network", "networks", "training", "inference", "gpu", "gpus", "scalable", "fast",
+))
 
 
 @dataclass(frozen=True)
@@ -136,7 +137,3 @@ class Index:
                 counts.update(posting)
         need = max(1, len(tokens) // 2)
         return sorted(slug for slug, n in counts.items() if n >= need)
-
-
-def title_words(title: str) -> list[str]:
-    return [w for w in words(title) if w not in _STOP]

@@ -19,6 +19,7 @@ from .dedupe import Index
 from .errors import SurveyError
 from .model import Entry, Listing, Paper
 from .readers import FORMATS, RawEntry, Source, read_source
+from .taxonomy import Taxonomy
 from .text import match_key, slugify
 
 
@@ -42,6 +43,16 @@ class Report:
         lines += [f"review: {line}" for line in self.review]
         lines.append(f"files written: {len(self.written)}")
         return "\n".join(lines)
+
+
+def new_paper(raw: RawEntry, taxonomy: Taxonomy, taken: set[str], today: str) -> Paper:
+    """A paper for an entry not yet in the corpus, with the rules' topics and tags."""
+    suggestion = suggest(taxonomy, raw.title, raw.abstract)
+    return Paper(
+        slug=slugify(raw.title, taken), title=raw.title, abstract=raw.abstract,
+        topics=suggestion.topic_ids, tags=suggestion.tag_ids, arxiv=raw.arxiv,
+        authors=list(raw.authors), date=raw.date, links=dict(raw.links), added=today,
+    )
 
 
 class Importer:
@@ -120,13 +131,7 @@ class Importer:
             return self._entry(found.slug, raw)
         for maybe in self.index.possible(raw.title, raw.abstract):
             self.report.review.append(f"{label}: may be the same paper as {maybe.slug} ({maybe.why})")
-        taken = set(self.papers)
-        suggestion = suggest(self.corpus.taxonomy, raw.title, raw.abstract)
-        paper = Paper(
-            slug=slugify(raw.title, taken), title=raw.title, abstract=raw.abstract,
-            topics=suggestion.topic_ids, tags=suggestion.tag_ids, arxiv=raw.arxiv,
-            authors=list(raw.authors), date=raw.date, links=dict(raw.links), added=self.today,
-        )
+        paper = new_paper(raw, self.corpus.taxonomy, set(self.papers), self.today)
         self.papers[paper.slug] = paper
         self.changed[paper.slug] = paper
         self.index.add(paper)

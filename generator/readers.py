@@ -8,6 +8,7 @@ with titles and abstracts whitespace-normalised and otherwise exactly as written
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import re
 import xml.etree.ElementTree as ET
@@ -105,9 +106,8 @@ def detect(text: str) -> str | None:
     head = text.lstrip()[:2048].lower()
     if head.startswith(("{", "[")):
         return "hf-json"
-    if head.startswith("<?xml") or head.startswith("<feed") or "<feed" in head[:400]:
-        if "http://www.w3.org/2005/atom" in head:
-            return "arxiv-atom"
+    if "<feed" in head[:400] and "http://www.w3.org/2005/atom" in head:
+        return "arxiv-atom"
     if head.startswith(("<!doctype html", "<html")) or "<html" in head or "<body" in head:
         return "hf-html"
     lines = [line.strip().lower() for line in text.split("\n", 40)[:40] if line.strip()]
@@ -140,11 +140,11 @@ def _hf_text(text: str, path: str, digest: str) -> Source:
     lines = text.split("\n")
     # Blank-line variant: fields are paragraphs (hard wraps joined). Compact variant: one per line.
     nonblank = [i for i, line in enumerate(lines) if line.strip()]
-    blank_separated = any(b - a > 1 for a, b in zip(nonblank, nonblank[1:]))
+    blank_separated = any(b - a > 1 for a, b in itertools.pairwise(nonblank))
     blocks: list[str] = []
     if blank_separated:
         current: list[str] = []
-        for line in lines + [""]:
+        for line in [*lines, ""]:
             if line.strip():
                 current.append(line)
             elif current:
@@ -277,10 +277,6 @@ def _atom(text: str, path: str, digest: str) -> Source:
         label = f"#{position} {title!r}"
         if not match:
             raise SourceError(path, f"{raw_id!r} is not an arXiv abstract URL", entry=label, field="id")
-        links = {}
-        for link in node.findall(f"{ATOM}link"):
-            if link.get("title") == "pdf" and (link.get("href") or "").startswith("http"):
-                links["pdf"] = _strip_version(link.get("href", ""))
         entries.append(RawEntry(
             title=title,
             abstract=squash(node.findtext(f"{ATOM}summary") or ""),

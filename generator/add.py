@@ -1,0 +1,173 @@
+"""`survey add`: one new paper file, from options, standard input, arXiv, or a Hugging Face page.
+
+A duplicate is refused (naming the file it duplicates); the new file is validated exactly as
+`survey check` validates the corpus before anything is written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+import tempfile
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from .check import duplicate_problems, vocabulary_problems
+from .corpus import load_corpus, load_yaml, paper_text, write_files
+from .dedupe import Index
+from .errors import DuplicateError, OfflineError, SurveyError
+from .importer import new_paper
+from .model import ARXIV_RE, CURATABLE, Paper
+from .readers import RawEntry, read_source
+from .text import squash
+
+ARXIV_API = "https://export.arxiv.org/api/query"
+TIMEOUT = 20
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--arxiv", metavar="ID", help="fetch title, abstract, authors and date from arXiv "
+                                                   "(with --title and --abstract: just record the id)")
+    src.add_argument("--hf", metavar="URL_OR_FILE", help="a Hugging Face paper page URL or saved page")
+    p.add_argument("--title")
+    p.add_argument("--abstract")
+    p.add_argument("--author", action="append", default=[], metavar="NAME", help="repeatable")
+    p.add_argument("--date", help="YYYY, YYYY-MM or YYYY-MM-DD")
+    p.add_argument("--code", metavar="URL")
+    p.add_argument("--project", metavar="URL")
+    p.add_argument("--topic", action="append", metavar="ID",
+                   help="set the topics yourself (repeatable; marks them curated)")
+    p.add_argument("--tag", action="append", metavar="ID",
+                   help="set the tags yourself (repeatable; marks them curated)")
+    p.add_argument("--dry-run", action="store_true", help="print the file instead of writing it")
+
+
+def _stdin_entry() -> RawEntry:
+    if sys.stdin.isatty():
+        raise SurveyError("give --title and --abstract, --arxiv ID, --hf URL, or paste the title "
+                          "and the abstract on standard input")
+    text = sys.stdin.read().replace("\r\n", "\n").lstrip("\ufeff")
+    lines = text.strip().split("\n")
+    title, abstract = squash(lines[0]) if lines else "", squash(" ".join(lines[1:]))
+    if not title:
+        raise SurveyError("standard input: field 'title': the first line must be the title")
+    if not abstract:
+        raise SurveyError(f"standard input: entry {title!r}: field 'abstract': is missing "
+                          f"(the lines after the title)")
+    return RawEntry(title=title, abstract=abstract, position=1)
+
+
+def _fetch(url: str, what: str) -> bytes:
+    try:
+        with urllib.request.urlopen(url, timeout=TIMEOUT) as response:
+            data: bytes = response.read()
+            return data
+    except urllib.error.HTTPError as exc:
+        raise SurveyError(f"{what}: the server answered {exc.code} {exc.reason} for {url}") from None
+    except (TimeoutError, urllib.error.URLError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise OfflineError(f"{what}: cannot reach {url} ({reason}); this needs the network: "
+                           f"give --title and --abstract instead") from None
+
+
+def _from_source(data: bytes, name: str) -> RawEntry:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "page"
+        path.write_bytes(data)
+        source = read_source(path, name)
+    if len(source.entries) != 1:
+        raise SurveyError(f"{name}: holds {len(source.entries)} papers; `survey add` takes one "
+                          f"(use `survey import` for listings)")
+    return source.entries[0]
+
+
+def _arxiv_entry(arxiv: str) -> RawEntry:
+    arxiv = re.sub(r"v\d+$", "", arxiv.strip())
+    if not ARXIV_RE.match(arxiv):
+        raise SurveyError(f"--arxiv: {arxiv!r} is not an arXiv id like 2104.07857")
+    base = os.environ.get("SURVEY_ARXIV_API", ARXIV_API)
+    url = f"{base}?id_list={arxiv}&max_results=1"
+    entry = _from_source(_fetch(url, "arXiv API"), f"arXiv API response for {arxiv}")
+    if entry.arxiv != arxiv:
+        raise SurveyError(f"arXiv API: asked for {arxiv}, got {entry.arxiv}")
+    return entry
+
+
+def _hf_entry(where: str) -> RawEntry:
+    if re.match(r"^https?://", where):
+        if not re.match(r"^https://huggingface\.co/papers/\d{4}\.\d{4,5}(?:v\d+)?/?$", where):
+            raise SurveyError(f"--hf: {where!r} is not a Hugging Face paper page URL "
+                              f"(https://huggingface.co/papers/ID)")
+        return _from_source(_fetch(where, "Hugging Face"), where)
+    path = Path(where)
+    if not path.is_file():
+        raise SurveyError(f"--hf: {where}: no such file")
+    return _from_source(path.read_bytes(), where)
+
+
+def run_add(args: argparse.Namespace, today: str) -> int:
+    corpus = load_corpus(args.corpus)
+    if args.title or args.abstract:
+        if not (args.title and args.abstract):
+            raise SurveyError("give both --title and --abstract")
+        raw = RawEntry(title=squash(args.title), abstract=squash(args.abstract), position=1,
+                       arxiv=re.sub(r"v\d+$", "", args.arxiv) if args.arxiv else None)
+    elif args.arxiv:
+        raw = _arxiv_entry(args.arxiv)
+    elif args.hf:
+        raw = _hf_entry(args.hf)
+    else:
+        raw = _stdin_entry()
+    raw.authors = args.author or raw.authors
+    raw.date = args.date or raw.date
+    for kind in ("code", "project"):
+        if getattr(args, kind):
+            raw.links[kind] = getattr(args, kind)
+
+    index = Index.of(corpus.papers, corpus.listings)
+    found = index.match(raw.title, raw.abstract, raw.arxiv)
+    if found:
+        existing = os.path.relpath(corpus.root / "papers" / f"{found.slug}.yaml")
+        raise DuplicateError(f"this paper is already in the corpus as {existing} (same {found.how}); "
+                             f"edit that file instead", existing)
+    paper = new_paper(raw, corpus.taxonomy, set(corpus.papers), today)
+    curated = []
+    if args.topic is not None:
+        paper.topics, curated = list(dict.fromkeys(args.topic)), [*curated, "topics"]
+    if args.tag is not None:
+        paper.tags, curated = list(dict.fromkeys(args.tag)), [*curated, "tags"]
+    paper.curated = [c for c in CURATABLE if c in curated]
+
+    path = os.path.relpath(corpus.root / paper.file)
+    text = paper_text(paper)
+    check = Paper.from_dict(load_yaml(text, path), path)  # the schema, exactly as `check` reads it
+    corpus.papers[paper.slug] = check
+    problems = [p for p in vocabulary_problems(corpus) + duplicate_problems(corpus)
+                if p.entry == paper.slug]
+    if problems:
+        raise SurveyError(str(problems[0]))
+    for maybe in index.possible(raw.title, raw.abstract):
+        print(f"review: may be the same paper as {maybe.slug} ({maybe.why})", file=sys.stderr)
+    if args.dry_run:
+        sys.stdout.write(text)
+        return 0
+    write_files(corpus.root, [(paper.file, text)])
+    print(f"wrote {path}")
+    how = " (yours)" if "topics" in paper.curated else f" (suggested; see survey explain {paper.slug})"
+    print(f"topics: {', '.join(paper.topics) or '(none: listed under Other)'}{how}")
+    print(f"tags: {', '.join(paper.tags) or '(none)'}")
+    print(f"page: {_site_url()}{paper.path}")
+    return 0
+
+
+def _site_url() -> str:
+    config = Path("mkdocs.yml")
+    if config.is_file():
+        match = re.search(r"^site_url:\s*(\S+)", config.read_text(encoding="utf-8"), re.MULTILINE)
+        if match:
+            return match.group(1).rstrip("/") + "/"
+    return ""

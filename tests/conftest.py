@@ -1,0 +1,84 @@
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "tests" / "data"
+FIXTURES = ROOT / "tests" / "fixtures"
+SEEDS = sorted((DATA / "seeds").glob("*.txt"))
+SEED_NAMES = {
+    "000_87ad414820e98a52.txt": "GPU systems and efficient deep learning (HF Papers, Mar 11)",
+    "001_e68608dd41fdc731.txt": "GPU architecture and efficient LLMs (HF Daily Papers, Sep 10)",
+    "002_c95fe666ea5c2d2b.txt": "Parallel and distributed ML systems (HF Papers)",
+    "003_cda745b093196d2b.txt": "Efficient ML, neural graphics and more (HF Papers, Mar 14)",
+}
+
+os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
+
+
+def survey(*args: str, cwd: Path | None = None, input: str | None = None,
+           env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """Run the real `survey` command line in a subprocess."""
+    return subprocess.run(
+        [sys.executable, "-m", "generator", *args], cwd=cwd or ROOT, input=input,
+        capture_output=True, text=True, env={**os.environ, **(env or {})}, timeout=600,
+    )
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def new_corpus(tmp: Path) -> Path:
+    corpus = tmp / "corpus"
+    corpus.mkdir(parents=True)
+    shutil.copy(ROOT / "corpus" / "taxonomy.yaml", corpus / "taxonomy.yaml")
+    return corpus
+
+
+def import_seeds(corpus: Path) -> None:
+    for seed in SEEDS:
+        result = survey("import", str(seed), "--name", SEED_NAMES[seed.name], "--corpus", str(corpus))
+        assert result.returncode == 0, result.stderr
+
+
+@pytest.fixture(scope="session")
+def seeded_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    corpus = new_corpus(tmp_path_factory.mktemp("seeded"))
+    import_seeds(corpus)
+    return corpus
+
+
+def make_project(tmp: Path, corpus: Path | None = None) -> Path:
+    """A copy of the project's site sources (mkdocs.yml, docs/, templates/) around a corpus."""
+    project = tmp / "project"
+    project.mkdir(parents=True, exist_ok=True)
+    shutil.copy(ROOT / "mkdocs.yml", project / "mkdocs.yml")
+    shutil.copytree(ROOT / "docs", project / "docs")
+    shutil.copytree(ROOT / "templates", project / "templates")
+    shutil.copytree(corpus or ROOT / "corpus", project / "corpus")
+    return project
+
+
+def mkdocs_build(project: Path, site: Path | None = None) -> Path:
+    site = site or project / "site"
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
+        cwd=project, capture_output=True, text=True, timeout=900,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "WARNING" not in result.stderr, result.stderr
+    return site
+
+
+@pytest.fixture(scope="session")
+def real_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The real corpus's site, built once with `mkdocs build --strict` in a temp dir."""
+    project = make_project(tmp_path_factory.mktemp("real"))
+    return mkdocs_build(project)

@@ -1,0 +1,163 @@
+"""`survey check`, the round trip of the corpus files, and `survey export`."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, survey
+
+from generator.corpus import listing_text, load_corpus, paper_text
+from generator.model import Paper
+from generator.text import slugify
+
+
+def test_committed_corpus_passes_check() -> None:
+    result = survey("check")
+    assert result.returncode == 0, result.stderr
+    assert "313 papers, 4 listings" in result.stdout
+
+
+def test_round_trip_is_byte_identical() -> None:
+    corpus = load_corpus(ROOT / "corpus")
+    for paper in corpus.papers.values():
+        path = ROOT / "corpus" / paper.file
+        assert paper_text(paper) == path.read_text(encoding="utf-8"), path
+    for listing in corpus.listings.values():
+        path = ROOT / "corpus" / listing.file
+        assert listing_text(listing) == path.read_text(encoding="utf-8"), path
+
+
+@pytest.mark.parametrize("text", [
+    "<kernel> + <programming model>", "S* and C# for $42", "10^4 L_{2} \\textbf{x}", "a | b",
+    "{{ 7*7 }} {% raw %}", '--8<-- "file"', "<!-- c -->", "<script>alert(1)</script>",
+    "'quoted' \"double\" # not a comment: yes", "- list? ", "null", "2104.07850", "2021-04-16",
+    "yes", "~", "@at &amp; *star", "\u202eRTL\u200bzero-width", "ünïcødé δ",
+])
+def test_any_text_round_trips(text: str) -> None:
+    paper = Paper(slug="x", title=text.strip(), abstract=(text.strip() + " ") * 20 + "end")
+    again = Paper.from_dict(__import__("generator.corpus", fromlist=["load_yaml"]).load_yaml(
+        paper_text(paper), "x.yaml"), "x.yaml")
+    assert again == paper
+
+
+def _broken_corpus(tmp_path: Path) -> Path:
+    corpus = tmp_path / "corpus"
+    shutil.copytree(ROOT / "corpus", corpus)
+    papers = corpus / "papers"
+    (papers / "2bp-2-stage-backpropagation.yaml").write_text(
+        "slug: 2bp-2-stage-backpropagation\ntitle: 'unclosed\nabstract: x\n")
+    text = (papers / "qlora-efficient-finetuning-of-quantized-llms.yaml").read_text()
+    (papers / "qlora-efficient-finetuning-of-quantized-llms.yaml").write_text(
+        text.replace("- lora", "- loras"))
+    text = (papers / "s-lora-serving-thousands-of-concurrent-lora-adapters.yaml").read_text()
+    (papers / "s-lora-serving-thousands-of-concurrent-lora-adapters.yaml").write_text(
+        text.replace("topics:\n", "topics:\n- servng\n"))
+    dup = (papers / "breadth-first-pipeline-parallelism.yaml").read_text()
+    (papers / "breadth-first-pipeline-parallelism-copy.yaml").write_text(
+        dup.replace("slug: breadth-first-pipeline-parallelism",
+                    "slug: breadth-first-pipeline-parallelism-copy"))
+    (papers / "renamed.yaml").write_text(
+        (papers / "rewrite-the-stars.yaml").read_text())
+    (papers / "rewrite-the-stars.yaml").unlink()
+    text = (papers / "gpipe-efficient-training-of-giant-neural-networks-using-pipeline.yaml").read_text()
+    (papers / "gpipe-efficient-training-of-giant-neural-networks-using-pipeline.yaml").write_text(
+        text.replace("topics:", "links:\n  code: javascript:alert(1)\ntopics:"))
+    return corpus
+
+
+def test_check_reports_one_line_per_problem(tmp_path: Path) -> None:
+    corpus = _broken_corpus(tmp_path)
+    result = survey("check", "--corpus", str(corpus))
+    assert result.returncode == 1
+    lines = result.stderr.strip().splitlines()
+    problems, summary = lines[:-1], lines[-1]
+    assert summary == "survey check: 7 problem(s)"
+    text = "\n".join(problems)
+    assert ("2bp-2-stage-backpropagation.yaml:4:1: malformed YAML: while scanning a quoted scalar "
+            "that starts at line 2, column 8: found unexpected end of stream") in text
+    assert ("qlora-efficient-finetuning-of-quantized-llms.yaml: entry qlora-efficient-finetuning-of-"
+            "quantized-llms: field 'tags[1]': unknown tag 'loras'; closest known tags: lora") in text
+    assert "field 'topics[0]': unknown topic 'servng'" in text
+    assert ("breadth-first-pipeline-parallelism-copy.yaml: entry breadth-first-pipeline-parallelism-copy: "
+            "field 'title': the same paper as ") in text
+    assert "renamed.yaml: entry rewrite-the-stars: field 'slug': slug 'rewrite-the-stars' does not " \
+           "match the file name" in text
+    assert "field 'links.code': 'javascript:alert(1)' is not an http(s) URL" in text
+    # the listing that pointed at the renamed paper is reported too
+    assert "points at 'rewrite-the-stars', which is not in papers/" in text
+    assert all(line.count(": ") >= 2 for line in problems)
+
+
+def test_yaml_is_loaded_safely(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    shutil.copytree(ROOT / "corpus", corpus)
+    path = corpus / "papers" / "rewrite-the-stars.yaml"
+    path.write_text(path.read_text().replace(
+        "topics:", "authors: !!python/object/apply:os.system ['touch /tmp/pwned-survey']\ntopics:"))
+    result = survey("check", "--corpus", str(corpus))
+    assert result.returncode == 1
+    assert "malformed YAML" in result.stderr
+    assert not Path("/tmp/pwned-survey").exists()
+
+
+def test_unquoted_arxiv_id_stays_text(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    shutil.copytree(ROOT / "corpus", corpus)
+    path = corpus / "papers" / "rewrite-the-stars.yaml"
+    path.write_text(path.read_text().replace("topics:", "arxiv: 2104.07850\ntopics:"))
+    assert survey("check", "--corpus", str(corpus)).returncode == 0
+    assert load_corpus(corpus).papers["rewrite-the-stars"].arxiv == "2104.07850"
+
+
+def test_every_command_has_help_and_takes_corpus() -> None:
+    for command in ("import", "check", "export", "explain", "classify", "quality", "build", "add"):
+        result = survey(command, "--help")
+        assert result.returncode == 0 and "--corpus" in result.stdout, command
+
+
+def test_missing_corpus_folder_is_one_line(tmp_path: Path) -> None:
+    result = survey("check", "--corpus", str(tmp_path / "nowhere"))
+    assert result.returncode == 1
+    assert result.stderr.count("\n") == 1 and "no corpus folder" in result.stderr
+
+
+def test_export_json_has_every_paper_with_its_listings() -> None:
+    result = survey("export")
+    assert result.returncode == 0
+    records = json.loads(result.stdout)
+    corpus = load_corpus(ROOT / "corpus")
+    assert [r["slug"] for r in records] == sorted(corpus.papers)
+    by_slug = {r["slug"]: r for r in records}
+    for slug, paper in corpus.papers.items():
+        rec = by_slug[slug]
+        assert (rec["title"], rec["abstract"], rec["topics"], rec["tags"]) == \
+            (paper.title, paper.abstract, paper.topics, paper.tags)
+        assert rec["url"] == f"papers/{slug}/"
+    assert sum(len(r["listings"]) for r in records) == 366
+    assert result.stdout == survey("export").stdout  # deterministic
+
+
+def test_export_csv_round_trips(tmp_path: Path) -> None:
+    out = tmp_path / "corpus.csv"
+    assert survey("export", "--format", "csv", "-o", str(out)).returncode == 0
+    rows = list(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8"))))
+    corpus = load_corpus(ROOT / "corpus")
+    assert len(rows) == len(corpus.papers)
+    for row in rows:
+        paper = corpus.papers[row["slug"]]
+        assert row["title"] == paper.title and row["abstract"] == paper.abstract
+        assert (row["topics"].split("\n") if row["topics"] else []) == paper.topics
+        assert (row["tags"].split("\n") if row["tags"] else []) == paper.tags
+
+
+def test_slugs_are_stable_ascii_and_unique() -> None:
+    assert slugify("PIXART-δ: Fast and Controllable Image Generation") == \
+        "pixart-fast-and-controllable-image-generation"
+    assert slugify("Mélange: Cost Efficient LLM Serving") == "melange-cost-efficient-llm-serving"
+    assert slugify("A", {"a"}) == "a-2"
+    assert slugify("δδδ") == "paper"

@@ -1,0 +1,309 @@
+"""Importing the seed listings and every source format; bad input leaves the corpus untouched."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import FIXTURES, SEED_NAMES, SEEDS, import_seeds, new_corpus, snapshot, survey
+
+from generator.corpus import load_corpus
+from generator.text import match_key
+
+
+def raw_seed_titles() -> dict[str, list[str]]:
+    """Independent of the importer: titles per seed file, read by the files' plain structure."""
+    out = {}
+    for seed in SEEDS:
+        text = seed.read_text(encoding="utf-8")
+        if "\n\n" in text:
+            blocks = [b.strip() for b in text.split("\n\n") if b.strip()]
+            start = next(i for i, b in enumerate(blocks) if b[:3] in ("Mar", "Sep"))
+            fields = blocks[start + 1:]
+        else:
+            lines = [line for line in text.split("\n") if line.strip()]
+            fields = [lines[2].removeprefix("Subscribe"), *lines[3:]]
+        out[seed.name] = fields[0::2]
+    return out
+
+
+def test_each_listing_keeps_exactly_its_entries_in_order(seeded_corpus: Path) -> None:
+    corpus = load_corpus(seeded_corpus)
+    by_origin = {li.origin: li for li in corpus.listings.values()}
+    expected = raw_seed_titles()
+    assert {name: len(by_origin[name].entries) for name in SEED_NAMES} == {
+        "000_87ad414820e98a52.txt": 88, "001_e68608dd41fdc731.txt": 29,
+        "002_c95fe666ea5c2d2b.txt": 177, "003_cda745b093196d2b.txt": 72,
+    }
+    for name, titles in expected.items():
+        assert [e.title for e in by_origin[name].entries] == titles
+        assert by_origin[name].name == SEED_NAMES[name]
+    assert sum(len(li.entries) for li in corpus.listings.values()) == 366
+
+
+def test_no_paper_is_held_twice(seeded_corpus: Path) -> None:
+    corpus = load_corpus(seeded_corpus)
+    keys = [match_key(t) for p in corpus.papers.values() for t in p.titles]
+    assert len(keys) == len(set(keys))
+    abstracts = [match_key(p.abstract) for p in corpus.papers.values()]
+    assert len(abstracts) == len(set(abstracts))
+    assert len(corpus.papers) == 313  # 314 distinct titles, one pair merged by abstract
+    for listing in corpus.listings.values():
+        for entry in listing.entries:
+            assert entry.paper in corpus.papers
+
+
+def test_same_abstract_pair_merged_with_alternate_title(seeded_corpus: Path) -> None:
+    corpus = load_corpus(seeded_corpus)
+    merged = [p for p in corpus.papers.values() if p.alternate_titles]
+    assert len(merged) == 1
+    paper = merged[0]
+    assert paper.title.startswith("Fast and Eager k-Medoids Clustering")
+    assert paper.alternate_titles == [
+        "Faster k-Medoids Clustering: Improving the PAM, CLARA, and CLARANS Algorithms"]
+    entries = [(li.origin, e) for li in corpus.listings.values() for e in li.entries
+               if e.paper == paper.slug]
+    assert {e.title for _, e in entries} == {paper.title, *paper.alternate_titles}
+    # The other version's abstract is not lost: its listing entry keeps it.
+    other = next(e for _, e in entries if e.title != paper.title)
+    assert other.abstract and other.abstract.startswith("Clustering non-Euclidean data")
+
+
+def test_titles_in_several_listings_point_at_all_their_listings(seeded_corpus: Path) -> None:
+    corpus = load_corpus(seeded_corpus)
+    expected: dict[str, set[str]] = defaultdict(set)
+    for name, titles in raw_seed_titles().items():
+        for title in titles:
+            expected[match_key(title)].add(name)
+    shared = {k: v for k, v in expected.items() if len(v) > 1}
+    assert len(shared) == 38
+    listings_of = corpus.listings_of()
+    slug_of = {match_key(t): p.slug for p in corpus.papers.values() for t in p.titles}
+    for key, origins in shared.items():
+        assert {li.origin for li, _ in listings_of[slug_of[key]]} == origins
+
+
+def test_second_import_changes_no_byte(seeded_corpus: Path, tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    shutil.copytree(seeded_corpus, corpus)
+    before = snapshot(corpus)
+    result = survey("import", *map(str, SEEDS), "--corpus", str(corpus))
+    assert result.returncode == 0, result.stderr
+    assert "papers added: 0" in result.stdout
+    assert snapshot(corpus) == before
+
+
+def test_import_summary_and_review_of_possible_duplicates(tmp_path: Path) -> None:
+    corpus = new_corpus(tmp_path)
+    result = survey("import", str(SEEDS[2]), "--corpus", str(corpus))
+    assert result.returncode == 0
+    summary = result.stdout.splitlines()[0]
+    assert summary == ("entries read: 177; papers added: 177; merged into existing papers: 0; "
+                       "possible duplicates to review: 1")
+    assert "may be the same paper as inference-acceleration-for-large-language-models-on-cpus" \
+        in result.stdout
+
+
+def test_committed_corpus_is_the_import_of_the_seeds(seeded_corpus: Path) -> None:
+    """The committed corpus holds what the import produced, plus curation only."""
+    committed = load_corpus(Path(__file__).parents[1] / "corpus")
+    fresh = load_corpus(seeded_corpus)
+    assert sorted(committed.papers) == sorted(fresh.papers)
+    for slug, paper in fresh.papers.items():
+        mine = committed.papers[slug]
+        assert (mine.abstract, mine.alternate_titles) == (paper.abstract, paper.alternate_titles)
+    assert {s: [e.paper for e in li.entries] for s, li in committed.listings.items()} == \
+        {s: [e.paper for e in li.entries] for s, li in fresh.listings.items()}
+
+
+# --- each format -------------------------------------------------------------------------------
+
+
+def test_hf_paper_page_keeps_real_abstract_and_arxiv_id(tmp_path: Path) -> None:
+    corpus = new_corpus(tmp_path)
+    result = survey("import", str(FIXTURES / "paper.html"), "--corpus", str(corpus))
+    assert result.returncode == 0, result.stderr
+    paper = next(iter(load_corpus(corpus).papers.values()))
+    assert paper.title == "Beyond p<0.05 & Friends: Rethinking Significance Tests for LLM Evaluation"
+    assert paper.arxiv == "2603.01234"
+    assert "paired bootstrap resampling over prompts, combined with seed averaging, gives" \
+        in paper.abstract  # inline keyword links kept whole
+    assert "yields calibrated confidence intervals" not in paper.abstract  # not the AI summary
+    assert paper.authors == ["Mira Kovacs", "Daniel O'Neill", "Priya Raman"]
+    assert not load_corpus(corpus).listings  # a single paper page is not a listing
+
+
+def test_hf_page_without_embedded_data_is_read_from_the_visible_page(tmp_path: Path) -> None:
+    import re
+
+    html = (FIXTURES / "paper.html").read_text()
+    html = re.sub(r'<div class="SVELTE_HYDRATER contents" data-target="\w+" data-props="[^"]*">',
+                  "<div>", html)
+    page = tmp_path / "saved.html"
+    page.write_text(html)
+    corpus = new_corpus(tmp_path)
+    assert survey("import", str(page), "--corpus", str(corpus)).returncode == 0
+    paper = next(iter(load_corpus(corpus).papers.values()))
+    assert paper.arxiv == "2603.01234"
+    assert paper.abstract.startswith("Reported gains on language-model benchmarks are often smaller")
+    assert "show that paired bootstrap resampling over prompts, combined with seed averaging, gives" \
+        in paper.abstract
+    assert "Paired bootstrap resampling with seed averaging yields" not in paper.abstract
+    assert "Librarian" not in paper.abstract
+
+
+def test_hf_listing_page_becomes_a_listing(tmp_path: Path) -> None:
+    corpus = new_corpus(tmp_path)
+    assert survey("import", str(FIXTURES / "listing.html"), "--corpus", str(corpus)).returncode == 0
+    loaded = load_corpus(corpus)
+    (listing,) = loaded.listings.values()
+    assert [loaded.papers[e.paper].arxiv for e in listing.entries] == [
+        "2603.01234", "2603.04567", "2603.07890"]
+    assert listing.date == "2026-03-03"
+
+
+def test_daily_papers_json_keeps_id_authors_and_date(tmp_path: Path) -> None:
+    corpus = new_corpus(tmp_path)
+    assert survey("import", str(FIXTURES / "daily_papers.json"), "--corpus", str(corpus)).returncode == 0
+    papers = {p.arxiv: p for p in load_corpus(corpus).papers.values()}
+    assert set(papers) == {"2603.01234", "2603.04567"}
+    tiny = papers["2603.04567"]
+    assert tiny.authors == ["Taro Kato", "Lena Fischer"]
+    assert tiny.date == "2026-03-02"
+    assert "\n" not in tiny.abstract and "prefetches weights over PCIe." in tiny.abstract
+
+
+def test_arxiv_atom_keeps_id_without_version_authors_date(tmp_path: Path) -> None:
+    corpus = new_corpus(tmp_path)
+    result = survey("import", str(FIXTURES / "arxiv_zero_infinity.xml"), "--corpus", str(corpus))
+    assert result.returncode == 0, result.stderr
+    (paper,) = load_corpus(corpus).papers.values()
+    assert paper.arxiv == "2104.07857"
+    assert paper.title == "ZeRO-Infinity: Breaking the GPU Memory Wall for Extreme Scale Deep Learning"
+    assert paper.authors[0] == "Samyam Rajbhandari" and len(paper.authors) == 5
+    assert paper.date == "2021-04-16"
+    assert paper.abstract.startswith("In the last three years, the largest dense deep learning models")
+    assert "grown over 1000x" in paper.abstract
+
+
+def test_arxiv_import_merges_into_the_seed_paper_by_title(seeded_corpus: Path, tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    shutil.copytree(seeded_corpus, corpus)
+    result = survey("import", str(FIXTURES / "arxiv_zero_infinity.xml"), "--corpus", str(corpus))
+    assert "papers added: 0; merged into existing papers: 1" in result.stdout
+    paper = next(p for p in load_corpus(corpus).papers.values() if p.title.startswith("ZeRO-Infinity"))
+    assert paper.arxiv == "2104.07857" and paper.date == "2021-04-16"
+    again = snapshot(corpus)
+    survey("import", str(FIXTURES / "arxiv_zero_infinity.xml"), "--corpus", str(corpus))
+    assert snapshot(corpus) == again
+
+
+def test_format_is_detected_from_content_not_name(tmp_path: Path) -> None:
+    disguised = tmp_path / "papers.txt"
+    disguised.write_bytes((FIXTURES / "daily_papers.json").read_bytes())
+    corpus = new_corpus(tmp_path)
+    assert survey("import", str(disguised), "--corpus", str(corpus)).returncode == 0
+    assert len(load_corpus(corpus).papers) == 2
+
+
+def test_bom_and_crlf_import_like_any_other(tmp_path: Path) -> None:
+    text = SEEDS[1].read_text(encoding="utf-8")
+    odd = tmp_path / "odd.txt"
+    odd.write_bytes(b"\xef\xbb\xbf" + text.replace("\n", "\r\n").encode("utf-8"))
+    plain, crlf = new_corpus(tmp_path / "a"), new_corpus(tmp_path / "b")
+    survey("import", str(SEEDS[1]), "--corpus", str(plain))
+    survey("import", str(odd), "--corpus", str(crlf))
+    a, b = load_corpus(plain), load_corpus(crlf)
+    assert [(p.title, p.abstract) for p in a.sorted_papers()] == \
+        [(p.title, p.abstract) for p in b.sorted_papers()]
+
+
+def test_curated_fields_survive_reimport(seeded_corpus: Path, tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    shutil.copytree(seeded_corpus, corpus)
+    path = corpus / "papers" / "comet-towards-partical-w4a4kv4-llms-serving.yaml"
+    data = yaml.safe_load(path.read_text())
+    data.update(title="COMET: Towards Practical W4A4KV4 LLMs Serving", topics=["serving"],
+                tags=["kv-cache"], links={"code": "https://example.org/comet"}, curated=["title", "topics"])
+    path.write_text(yaml.safe_dump(data, sort_keys=False, width=1000))
+    edited = path.read_bytes()
+    # a new listing holding the paper under its original title
+    listing = tmp_path / "again.txt"
+    original = SEEDS[0].read_text()
+    listing.write_text(original.replace("Mar 11", "Mar 12"))
+    result = survey("import", str(listing), "--corpus", str(corpus))
+    assert result.returncode == 0, result.stderr
+    assert "papers added: 0" in result.stdout
+    assert path.read_bytes() == edited
+
+
+# --- bad input -----------------------------------------------------------------------------------
+
+BAD_INPUTS = {
+    "empty.txt": (b"", "the file is empty"),
+    "blank.txt": (b"\n  \n", "the file is empty"),
+    "nopapers.txt": (b"new\n\nGet trending papers in your email inbox!\n\nSubscribe\n\nMar 11\n",
+                     "no papers found"),
+    "latin1.txt": ("Subscribe\n\nCaf\xe9 paper\n\nabstract".encode("latin-1"), "not valid UTF-8"),
+    "junk.bin": (bytes(range(256)) * 4, "binary file"),
+    "notes.txt": (b"Some notes\nabout nothing in particular\n", "unknown format"),
+    "emptylist.json": (b"[]", "no papers found"),
+    "bad.json": (b'[{"paper": {"id": "2401.00001", "title": "T"', "malformed JSON"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_INPUTS))
+def test_bad_input_is_one_line_and_leaves_corpus_untouched(name: str, seeded_corpus: Path,
+                                                          tmp_path: Path) -> None:
+    content, message = BAD_INPUTS[name]
+    bad = tmp_path / name
+    bad.write_bytes(content)
+    corpus = tmp_path / "corpus"
+    shutil.copytree(seeded_corpus, corpus)
+    before = snapshot(corpus)
+    result = survey("import", str(SEEDS[0]), str(bad), "--corpus", str(corpus))
+    assert result.returncode == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert str(bad) in lines[0] and message in lines[0]
+    assert "Traceback" not in result.stderr
+    assert snapshot(corpus) == before
+
+
+def test_entry_with_title_but_no_abstract_is_named(tmp_path: Path) -> None:
+    text = SEEDS[0].read_text()
+    blocks = text.split("\n\n")
+    idx = blocks.index("QLoRA: Efficient Finetuning of Quantized LLMs")
+    del blocks[idx + 1]
+    bad = tmp_path / "missing.txt"
+    bad.write_text("\n\n".join(blocks))
+    corpus = new_corpus(tmp_path)
+    result = survey("import", str(bad), "--corpus", str(corpus))
+    assert result.returncode == 1
+    assert result.stderr.count("\n") == 1
+    assert "QLoRA: Efficient Finetuning of Quantized LLMs" in result.stderr
+    assert "field 'abstract'" in result.stderr
+    assert not (corpus / "papers").exists()
+
+
+def test_json_item_without_summary_is_named(tmp_path: Path) -> None:
+    items = json.loads((FIXTURES / "daily_papers.json").read_text())
+    del items[1]["paper"]["summary"]
+    items[1].pop("summary", None)
+    bad = tmp_path / "daily.json"
+    bad.write_text(json.dumps(items))
+    result = survey("import", str(bad), "--corpus", str(new_corpus(tmp_path)))
+    assert result.returncode == 1
+    assert "#2 'TinyRoute" in result.stderr and "paper.summary" in result.stderr
+
+
+def test_import_idempotent_from_scratch(tmp_path: Path) -> None:
+    corpus = new_corpus(tmp_path)
+    import_seeds(corpus)
+    first = snapshot(corpus)
+    import_seeds(corpus)
+    assert snapshot(corpus) == first
