@@ -1,6 +1,6 @@
 """Turning corpus text into Markdown that shows it literally, whatever extensions are enabled.
 
-Every ASCII character other than letters, digits and the space becomes a hex character
+Every ASCII character other than letters and the space becomes a hex character
 reference, so no Markdown, HTML, template or snippet syntax (`*`, `<`, `{{`, `--8<--`, `$`,
 `|`, `:emoji:` ...) survives for any processor to act on; browsers show the characters as
 written. Hex (`&#x23;`) rather than decimal (`&#35;`) keeps `#` followed by digits out of the
@@ -15,7 +15,8 @@ from urllib.parse import quote
 
 from markupsafe import Markup
 
-_SAFE = set(string.ascii_letters + string.digits + " ")
+# Digits are encoded too: "1st" would otherwise become 1<sup>st</sup> under smartsymbols.
+_SAFE = set(string.ascii_letters + " ")
 _TABLE = {c: f"&#x{c:X};" for c in range(128) if chr(c) not in _SAFE}
 # Bidirectional overrides and zero-width characters are kept, but as references, so they stay
 # visible in the generated Markdown and cannot reorder the Markdown source around them.
@@ -34,6 +35,8 @@ def finalize(value: object) -> object:
         return str(value)
     if value is None:
         return ""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)  # counts and positions computed by the generator
     return md_text(str(value))
 
 
