@@ -160,11 +160,11 @@ def run_add(args: argparse.Namespace, today: str) -> int:
     how = " (yours)" if "topics" in paper.curated else f" (suggested; see survey explain {paper.slug})"
     print(f"topics: {', '.join(paper.topics) or '(none: listed under Other)'}{how}")
     print(f"tags: {', '.join(paper.tags) or '(none)'}")
-    print(f"page: {_site_url()}{paper.path}")
+    print(f"page: {site_url()}{paper.path}")
     return 0
 
 
-def _site_url() -> str:
+def site_url() -> str:
     config = Path("mkdocs.yml")
     if config.is_file():
         match = re.search(r"^site_url:\s*(\S+)", config.read_text(encoding="utf-8"), re.MULTILINE)

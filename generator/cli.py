@@ -86,6 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("build", help="write the site's generated Markdown to a folder")
     p.add_argument("--out", required=True, metavar="DIR")
     p.add_argument("--templates", default="templates", metavar="DIR")
+    p.add_argument("--site-url", help="the site's URL, for feeds (default: site_url of mkdocs.yml)")
     _corpus_arg(p)
 
     from .add import add_arguments
@@ -218,15 +219,21 @@ def cmd_build(args: argparse.Namespace) -> int:
     from .site import Site
 
     corpus = load_corpus(args.corpus)
-    site = Site(corpus, Path(args.templates))
+    site = Site(corpus, Path(args.templates), site_url=args.site_url or _configured_site_url())
     pages = site.pages()
     out = Path(args.out)
-    for rel, text in pages.items():
+    for rel, text in {**pages, **site.files()}.items():
         path = out / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     print(f"survey build: {len(pages)} pages written to {out}")
     return 0
+
+
+def _configured_site_url() -> str:
+    from .add import site_url
+
+    return site_url()
 
 
 def cmd_add(args: argparse.Namespace) -> int:

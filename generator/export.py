@@ -5,10 +5,11 @@ from __future__ import annotations
 import csv
 import io
 import json
+import unicodedata
 from typing import Any
 
 from .corpus import Corpus
-from .model import LINK_KINDS
+from .model import LINK_KINDS, Paper
 
 # List cells hold one item per line: no title, tag or name can contain a line break.
 SEP = "\n"
@@ -66,3 +67,37 @@ def to_csv(corpus: Corpus) -> str:
             *(links.get(k, "") for k in LINK_KINDS),
         ])
     return buf.getvalue()
+
+
+_BIBTEX_SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "&": r"\&", "%": r"\%",
+                   "$": r"\$", "#": r"\#", "_": r"\_", "~": r"\textasciitilde{}",
+                   "^": r"\textasciicircum{}"}
+
+
+def _bibtex_text(text: str) -> str:
+    return "".join(_BIBTEX_SPECIAL.get(c, c) for c in text)
+
+
+def bibtex_key(paper: Paper) -> str:
+    first = paper.authors[0].split()[-1] if paper.authors else "anon"
+    word = next((w for w in paper.slug.split("-") if len(w) > 3), paper.slug.split("-")[0])
+    key = f"{first}{paper.year or ''}{word}"
+    return "".join(c for c in unicodedata.normalize("NFKD", key) if c.isascii() and c.isalnum()).lower()
+
+
+def bibtex(paper: Paper) -> str | None:
+    """An arXiv-style @misc entry, when the authors and the year are known."""
+    if not paper.authors or not paper.year:
+        return None
+    fields = [
+        ("title", "{" + _bibtex_text(paper.title) + "}"),
+        ("author", " and ".join(_bibtex_text(a) for a in paper.authors)),
+        ("year", paper.year),
+    ]
+    if paper.arxiv:
+        fields += [("eprint", paper.arxiv), ("archivePrefix", "arXiv")]
+    url = paper.link("paper")
+    if url:
+        fields.append(("url", url))
+    body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields)
+    return f"@misc{{{bibtex_key(paper)},\n{body}\n}}"

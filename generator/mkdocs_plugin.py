@@ -73,8 +73,9 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
             raise PluginError(f"survey: the corpus has {len(problems)} problem(s); run "
                               f"'survey check':\n{shown}{more}")
         try:
-            site = Site(corpus, Path(self.templates_dir))
+            site = Site(corpus, Path(self.templates_dir), site_url=config.site_url or "")
             pages = site.pages()
+            others = site.files()
         except SurveyError as exc:
             raise PluginError(f"survey: {exc}") from None
         except Exception as exc:  # a template error: name the template and the line
@@ -98,6 +99,8 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
             # edit_uri points into docs/; the page's source lives beside docs/ in the repository.
             file.edit_uri = f"../{target}" if target else None
             files.append(file)
+        for path in sorted(others):
+            files.append(File.generated(config, path, content=others[path]))
         if self.config.nav:
             config.nav = _nav(site.nav(), config.nav)
         return files

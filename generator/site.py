@@ -17,8 +17,12 @@ import jinja2
 import yaml
 
 from .corpus import Corpus
+from .export import bibtex, to_csv, to_json
+from .feeds import atom_feed
 from .markup import external_url, finalize, html_attr, trusted
 from .model import Listing, Paper
+from .related import related_papers
+from .stats import Bar, bar_chart, heatmap, listing_sizes, topic_overlaps
 from .taxonomy import OTHER, Tag, Topic
 from .text import first_sentence
 
@@ -44,8 +48,9 @@ def front_matter(**values: Any) -> str:
 
 
 class Site:
-    def __init__(self, corpus: Corpus, templates: Path) -> None:
+    def __init__(self, corpus: Corpus, templates: Path, site_url: str = "") -> None:
         self.corpus = corpus
+        self.site_url = site_url if not site_url or site_url.endswith("/") else site_url + "/"
         self.env = jinja2.Environment(
             loader=jinja2.FileSystemLoader(str(templates)),
             finalize=finalize,
@@ -72,9 +77,10 @@ class Site:
                 self.by_tag[tag].append(paper)
         for papers in (*self.by_topic.values(), *self.by_tag.values()):
             papers.sort(key=_title_order)
+        self.related = related_papers(self.papers)
 
     def _front_matter(self, **values: Any) -> trusted:  # type: ignore[valid-type]
-        for key in ("title", "description"):
+        for key in ("title", "description", "feed_title"):
             if isinstance(values.get(key), str):
                 values[key] = html_attr(values[key])
         return trusted(front_matter(**values))
@@ -89,14 +95,52 @@ class Site:
         for listing in self.listings:
             out[f"listings/{listing.slug}.md"] = render("listing.md.j2", listing=listing,
                                                         rows=self._listing_rows(listing))
+        out["statistics.md"] = render("statistics.md.j2", stats=self.statistics())
         out["tags/index.md"] = render("tags.md.j2")
         for tag in self.corpus.taxonomy.tags:
             out[f"tags/{tag.id}.md"] = render("tag.md.j2", tag=tag, papers=self.by_tag[tag.id])
         paper_template = self.env.get_template("paper.md.j2")
         for paper in self.papers:
             out[f"papers/{paper.slug}.md"] = paper_template.render(
-                self._context(), paper=paper, listed=self.listings_of.get(paper.slug, []))
+                self._context(), paper=paper, listed=self.listings_of.get(paper.slug, []),
+                related=[self.corpus.papers[s] for s in self.related.get(paper.slug, [])],
+                bibtex=bibtex(paper))
         return out
+
+    def files(self) -> dict[str, str]:
+        """The other generated files: Atom feeds and the corpus exports."""
+        names = {t.id: t.name for t in self.topics}
+        out = {"feeds/all.xml": atom_feed(
+            title="ML Systems Survey: recently added papers", feed_path="feeds/all.xml",
+            page_path="", site_url=self.site_url, papers=self.papers, topic_names=names)}
+        for topic in self.topics:
+            out[f"feeds/{topic.id}.xml"] = atom_feed(
+                title=f"ML Systems Survey: {topic.name}", feed_path=f"feeds/{topic.id}.xml",
+                page_path=f"topics/{topic.id}/", site_url=self.site_url,
+                papers=self.by_topic[topic.id], topic_names=names)
+        out["exports/papers.json"] = to_json(self.corpus)
+        out["exports/papers.csv"] = to_csv(self.corpus)
+        return out
+
+    def statistics(self) -> dict[str, Any]:
+        topic_ids = [t.id for t in self.corpus.taxonomy.topics]
+        per_topic = [Bar(t.name, len(self.by_topic[t.id])) for t in self.topics]
+        tags = [Bar(t.name, len(self.by_tag[t.id])) for t in self.tags_by_count() if self.by_tag[t.id]]
+        overlaps = topic_overlaps(self.papers, topic_ids)
+        names = [self.topic_name(t) for t in topic_ids]
+        return {
+            "per_topic": per_topic,
+            "per_listing": listing_sizes(self.listings),
+            "tags": tags,
+            "overlap_names": names,
+            "overlaps": overlaps,
+            "charts": {
+                "topics": trusted(bar_chart(per_topic, title="Papers per topic")),
+                "listings": trusted(bar_chart(listing_sizes(self.listings), title="Entries per listing")),
+                "tags": trusted(bar_chart(tags[:15], title="The 15 most used tags")),
+                "overlaps": trusted(heatmap(names, overlaps, title="Papers sharing two topics")),
+            },
+        }
 
     def topic_name(self, topic_id: str) -> str:
         return next(t.name for t in self.topics if t.id == topic_id)
@@ -123,6 +167,7 @@ class Site:
             NavItem("Listings", None, tuple(NavItem(li.name, f"listings/{li.slug}.md")
                                             for li in self.listings)),
             NavItem("Tags", "tags/index.md"),
+            NavItem("Statistics", "statistics.md"),
         ]
 
     def edit_targets(self) -> dict[str, str]:
@@ -133,6 +178,7 @@ class Site:
         out.update({f"tags/{t.id}.md": "corpus/taxonomy.yaml" for t in self.corpus.taxonomy.tags})
         out["tags/index.md"] = "corpus/taxonomy.yaml"
         out["index.md"] = "templates/home.md.j2"
+        out["statistics.md"] = "templates/statistics.md.j2"
         return out
 
     def _render(self, name: str, **context: Any) -> str:
