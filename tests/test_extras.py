@@ -1,0 +1,193 @@
+"""Related papers, Atom feeds, downloadable exports, BibTeX and the statistics page."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import feedparser
+from bs4 import BeautifulSoup
+from conftest import ROOT, SEEDS, make_project, mkdocs_build, new_corpus, survey
+
+from generator.corpus import load_corpus, paper_text
+from generator.export import bibtex
+from generator.model import Paper
+from generator.related import related_papers
+
+CORPUS = load_corpus(ROOT / "corpus")
+SITE_URL = "https://ml-systems-survey.github.io/survey/"
+
+
+def soup(path: Path) -> BeautifulSoup:
+    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+
+
+def test_two_versions_of_a_paper_find_each_other_first(tmp_path: Path) -> None:
+    """With the k-medoids versions kept apart, each is the other's most related paper."""
+    papers = list(CORPUS.papers.values())
+    merged = next(p for p in papers if p.alternate_titles)
+    listing = next(li for li in CORPUS.listings.values() for e in li.entries
+                   if e.paper == merged.slug and e.abstract)
+    entry = next(e for e in listing.entries if e.paper == merged.slug and e.abstract)
+    other = Paper(slug="faster-k-medoids", title=merged.alternate_titles[0], abstract=entry.abstract)
+    original = Paper(slug=merged.slug, title=merged.title, abstract=merged.abstract)
+    rest = [p for p in papers if p.slug != merged.slug]
+    related = related_papers([*rest, original, other])
+    assert related[original.slug][0] == other.slug
+    assert related[other.slug][0] == original.slug
+
+
+def test_most_related_papers_share_a_topic() -> None:
+    related = related_papers(list(CORPUS.papers.values()))
+    shares = []
+    for slug, others in related.items():
+        mine = set(CORPUS.papers[slug].topics) or {"other"}
+        if others:
+            shares.append(sum(bool((set(CORPUS.papers[o].topics) or {"other"}) & mine)
+                              for o in others) / len(others))
+    majority = sum(s > 0.5 for s in shares) / len(shares)
+    assert majority >= 0.7, majority  # measured: 0.74 of papers, mean share 0.68
+    assert all(len(v) <= 5 and len(set(v)) == len(v) for v in related.values())
+    assert related == related_papers(list(reversed(list(CORPUS.papers.values()))))
+
+
+def test_paper_pages_list_related_papers(real_site: Path) -> None:
+    related = related_papers(list(CORPUS.papers.values()))
+    for slug in list(sorted(CORPUS.papers))[:40]:
+        page = soup(real_site / "papers" / slug / "index.html")
+        section = page.find(id="related-papers").find_next("ul")
+        hrefs = [a["href"] for a in section.find_all("a")]
+        assert hrefs == [f"../{other}/" for other in related[slug]]
+
+
+def test_feeds_parse_and_hold_the_right_entries(real_site: Path) -> None:
+    feed = feedparser.parse((real_site / "feeds" / "all.xml").read_bytes())
+    assert not feed.bozo, feed.bozo_exception
+    assert feed.version == "atom10"
+    assert len(feed.entries) == 50
+    expected = sorted(CORPUS.papers.values(), key=lambda p: (p.added or "", p.slug), reverse=True)[:50]
+    assert [e.link for e in feed.entries] == [SITE_URL + p.path for p in expected]
+    assert feed.entries[0].title == expected[0].title
+    assert feed.entries[0].summary == expected[0].abstract
+    for topic in ["parallelism", "quantization", "serving", "kernels", "other"]:
+        parsed = feedparser.parse((real_site / "feeds" / f"{topic}.xml").read_bytes())
+        assert not parsed.bozo
+        members = {p.path for p in CORPUS.papers.values() if topic in p.topics or
+                   (topic == "other" and not p.topics)}
+        assert parsed.entries and {e.link.removeprefix(SITE_URL) for e in parsed.entries} <= members
+
+
+def test_pages_announce_their_feeds(real_site: Path) -> None:
+    home = soup(real_site / "index.html")
+    assert home.find("link", rel="alternate", type="application/atom+xml", href="feeds/all.xml")
+    topic = soup(real_site / "topics" / "serving" / "index.html")
+    feeds = {link["href"] for link in topic.find_all("link", rel="alternate")}
+    assert {"../../feeds/all.xml", "../../feeds/serving.xml"} <= feeds
+
+
+def test_feed_of_recently_added_papers_follows_the_added_date(tmp_path: Path) -> None:
+    corpus = new_corpus(tmp_path)
+    survey("import", str(SEEDS[1]), "--corpus", str(corpus), env={"SOURCE_DATE_EPOCH": "1700000000"})
+    survey("import", str(SEEDS[0]), "--corpus", str(corpus), env={"SOURCE_DATE_EPOCH": "1800000000"})
+    site = mkdocs_build(make_project(tmp_path, corpus))
+    feed = feedparser.parse((site / "feeds" / "all.xml").read_bytes())
+    newest = {p.title for p in load_corpus(corpus).papers.values() if p.added == "2027-01-15"}
+    assert newest and {e.title for e in feed.entries[: len(newest)]} <= newest | set()
+    assert feed.entries[0].updated.startswith("2027-01-15")
+
+
+def test_downloads_round_trip_to_the_corpus(real_site: Path) -> None:
+    records = json.loads((real_site / "exports" / "papers.json").read_text())
+    assert {r["slug"]: (r["title"], r["abstract"], r["topics"], r["tags"]) for r in records} == {
+        p.slug: (p.title, p.abstract, p.topics, p.tags) for p in CORPUS.papers.values()}
+    rows = list(csv.DictReader(io.StringIO((real_site / "exports" / "papers.csv").read_text())))
+    assert {r["slug"]: (r["title"], r["abstract"]) for r in rows} == {
+        p.slug: (p.title, p.abstract) for p in CORPUS.papers.values()}
+    stats = soup(real_site / "statistics" / "index.html")
+    hrefs = {a["href"] for a in stats.find_all("a", href=True)}
+    assert {"../exports/papers.json", "../exports/papers.csv", "../feeds/all.xml"} <= hrefs
+
+
+def test_bibtex_on_papers_with_authors_and_year(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    shutil.copytree(ROOT / "corpus", corpus)
+    result = survey("import", str(ROOT / "tests" / "fixtures" / "arxiv_zero_infinity.xml"),
+                    "--corpus", str(corpus))
+    assert result.returncode == 0
+    site = mkdocs_build(make_project(tmp_path, corpus))
+    slug = "zero-infinity-breaking-the-gpu-memory-wall-for-extreme-scale"
+    page = soup(site / "papers" / slug / "index.html")
+    code = page.select_one("pre.survey-bibtex code").get_text()
+    assert code == bibtex(load_corpus(corpus).papers[slug])
+    assert code.startswith("@misc{rajbhandari2021zero,")
+    assert "eprint = {2104.07857}" in code and "archivePrefix = {arXiv}" in code
+    # a seed paper without authors has no BibTeX
+    other = soup(site / "papers" / "rewrite-the-stars" / "index.html")
+    assert other.select_one("pre.survey-bibtex") is None
+
+
+def test_bibtex_escapes_latex_specials() -> None:
+    paper = Paper(slug="x", title="S* & C# in 100% of $ {cases}_x", abstract="a",
+                  authors=["Ann O'Neil"], date="2024")
+    entry = bibtex(paper)
+    assert entry is not None
+    assert r"title = {{S* \& C\# in 100\% of \$ \{cases\}\_x}}" in entry
+
+
+def test_statistics_numbers_equal_the_corpus(real_site: Path) -> None:
+    page = soup(real_site / "statistics" / "index.html")
+    tables = page.select("article table")
+    topics = {tr.find_all("td")[0].get_text(): int(tr.find_all("td")[1].get_text())
+              for tr in tables[0].select("tbody tr")}
+    names = {t.id: t.name for t in CORPUS.taxonomy.topics}
+    expected = Counter(names[t] for p in CORPUS.papers.values() for t in p.topics)
+    expected["Other"] = sum(not p.topics for p in CORPUS.papers.values())
+    assert topics == dict(expected)
+    listings = {tr.find_all("td")[0].get_text(): int(tr.find_all("td")[1].get_text())
+                for tr in tables[1].select("tbody tr")}
+    assert listings == {li.name: len(li.entries) for li in CORPUS.listings.values()}
+    overlap = [[int(td.get_text()) for td in tr.find_all("td")[1:]] for tr in tables[2].select("tbody tr")]
+    ids = CORPUS.taxonomy.topic_ids
+    for i, a in enumerate(ids):
+        for j, b in enumerate(ids):
+            assert overlap[i][j] == sum(a in p.topics and b in p.topics for p in CORPUS.papers.values())
+    tags = {tr.find_all("td")[0].get_text(): int(tr.find_all("td")[1].get_text())
+            for tr in tables[3].select("tbody tr")}
+    tag_names = {t.id: t.name for t in CORPUS.taxonomy.tags}
+    assert tags == dict(Counter(tag_names[t] for p in CORPUS.papers.values() for t in p.tags))
+    charts = page.select("article svg.survey-chart")
+    assert len(charts) == 4
+    bars = charts[0].find_all("rect")
+    assert [int(t.get_text()) for t in charts[0].find_all("text")[1::2]] == list(topics.values())
+    assert len(bars) == len(topics)
+    assert all("http" not in (c.get("href") or "") for c in page.select("article svg *"))
+
+
+def test_statistics_labels_are_literal(tmp_path: Path) -> None:
+    corpus = new_corpus(tmp_path)
+    survey("import", str(SEEDS[1]), "--corpus", str(corpus), "--name", "<b>Bold</b> & --8<-- \"x\"")
+    site = mkdocs_build(make_project(tmp_path, corpus))
+    page = soup(site / "statistics" / "index.html")
+    labels = [t.get_text() for t in page.select("svg.survey-chart text")]
+    assert any(label.startswith("<b>Bold</b> & --8<--") for label in labels)
+    assert page.select("article svg b") == []
+
+
+def test_related_is_fast_enough_for_ten_thousand_papers() -> None:
+    """Not a timed test: it checks that the work is sparse products, by counting the papers."""
+    base = list(CORPUS.papers.values())
+    many = [Paper(slug=f"{p.slug}-{i}", title=f"{p.title} {i}", abstract=p.abstract)
+            for i in range(3) for p in base]
+    related = related_papers(many)
+    assert len(related) == len(many)
+    assert re.match(r".*-\d$", related[many[0].slug][0])
+
+
+def test_new_paper_file_round_trips() -> None:
+    paper = CORPUS.papers["rewrite-the-stars"]
+    assert paper_text(paper) == (ROOT / "corpus" / paper.file).read_text()
