@@ -1,0 +1,150 @@
+"""`survey add` in each mode, against a temp corpus; then the new paper is on the built site."""
+
+from __future__ import annotations
+
+import http.server
+import shutil
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+from conftest import FIXTURES, ROOT, make_project, mkdocs_build, snapshot, survey
+
+from generator.corpus import load_corpus
+
+
+@pytest.fixture()
+def corpus(tmp_path: Path) -> Path:
+    target = tmp_path / "corpus"
+    shutil.copytree(ROOT / "corpus", target)
+    return target
+
+
+@pytest.fixture()
+def arxiv_api() -> Iterator[str]:
+    """A local stand-in for the arXiv API that answers with the recorded Atom response."""
+    body = (FIXTURES / "arxiv_zero_infinity.xml").read_bytes()
+    asked: list[str] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802
+            asked.append(self.path)
+            self.send_response(200)
+            self.send_header("Content-Type", "application/atom+xml")
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/api/query"
+    finally:
+        server.shutdown()
+        assert all("id_list=2104.07857" in p for p in asked)
+
+
+def test_add_from_options(corpus: Path) -> None:
+    result = survey("add", "--corpus", str(corpus), "--title", "Fast <GEMM> kernels for C# on $5 GPUs",
+                    "--abstract", "We write CUDA kernels for GEMM on tensor cores. They run fast.",
+                    "--author", "Ada Lovelace", "--date", "2026-01-02", "--code", "https://example.org/x")
+    assert result.returncode == 0, result.stderr
+    slug = "fast-gemm-kernels-for-c-on-5-gpus"
+    assert f"papers/{slug}.yaml" in result.stdout
+    assert f"page: https://ml-systems-survey.github.io/survey/papers/{slug}/" in result.stdout
+    paper = load_corpus(corpus).papers[slug]
+    assert paper.title == "Fast <GEMM> kernels for C# on $5 GPUs"
+    assert paper.topics == ["kernels"] and "cuda" in paper.tags  # suggested by the rules
+    assert paper.authors == ["Ada Lovelace"] and paper.links == {"code": "https://example.org/x"}
+    assert survey("check", "--corpus", str(corpus)).returncode == 0
+
+
+def test_add_from_standard_input(corpus: Path) -> None:
+    text = "Pasted title about pipeline parallelism\nWe study pipeline parallelism\nacross many GPUs.\n"
+    result = survey("add", "--corpus", str(corpus), input=text)
+    assert result.returncode == 0, result.stderr
+    paper = load_corpus(corpus).papers["pasted-title-about-pipeline-parallelism"]
+    assert paper.abstract == "We study pipeline parallelism across many GPUs."
+
+
+def test_add_from_arxiv(corpus: Path, arxiv_api: str, tmp_path: Path) -> None:
+    # The seed corpus holds ZeRO-Infinity already: adding it again is refused...
+    refused = survey("add", "--corpus", str(corpus), "--arxiv", "2104.07857v1",
+                     env={"SURVEY_ARXIV_API": arxiv_api})
+    assert refused.returncode == 1
+    assert "already in the corpus as" in refused.stderr
+    assert "papers/zero-infinity-breaking-the-gpu-memory-wall-for-extreme-scale.yaml" in refused.stderr
+    assert refused.stderr.count("\n") == 1
+    # ...and into an empty corpus it is added with its metadata.
+    empty = tmp_path / "empty"
+    (empty / "papers").mkdir(parents=True)
+    shutil.copy(corpus / "taxonomy.yaml", empty)
+    result = survey("add", "--corpus", str(empty), "--arxiv", "2104.07857",
+                    env={"SURVEY_ARXIV_API": arxiv_api})
+    assert result.returncode == 0, result.stderr
+    (paper,) = load_corpus(empty).papers.values()
+    assert (paper.arxiv, paper.date, paper.authors[0]) == ("2104.07857", "2021-04-16", "Samyam Rajbhandari")
+    assert paper.link("pdf") == "https://arxiv.org/pdf/2104.07857"
+    assert "parallelism" in paper.topics
+
+
+def test_add_offline_fails_clearly(corpus: Path) -> None:
+    before = snapshot(corpus)
+    result = survey("add", "--corpus", str(corpus), "--arxiv", "2401.00001",
+                    env={"SURVEY_ARXIV_API": "http://127.0.0.1:9/api/query"})
+    assert result.returncode == 1
+    assert result.stderr.count("\n") == 1 and "cannot reach" in result.stderr
+    assert "needs the network" in result.stderr and "Traceback" not in result.stderr
+    assert snapshot(corpus) == before
+
+
+def test_add_from_saved_hf_page(corpus: Path) -> None:
+    result = survey("add", "--corpus", str(corpus), "--hf", str(FIXTURES / "paper.html"),
+                    "--topic", "serving", "--tag", "benchmarks")
+    assert result.returncode == 0, result.stderr
+    paper = next(p for p in load_corpus(corpus).papers.values() if p.arxiv == "2603.01234")
+    assert paper.topics == ["serving"] and paper.tags == ["benchmarks"]
+    assert paper.curated == ["topics", "tags"]
+
+
+def test_add_refuses_hf_urls_that_are_not_paper_pages(corpus: Path) -> None:
+    result = survey("add", "--corpus", str(corpus), "--hf", "https://example.org/papers/1")
+    assert result.returncode == 1 and "not a Hugging Face paper page URL" in result.stderr
+
+
+def test_add_refuses_a_duplicate_by_title(corpus: Path) -> None:
+    before = snapshot(corpus)
+    result = survey("add", "--corpus", str(corpus), "--title", "qlora: efficient finetuning of quantized LLMs!",
+                    "--abstract", "Anything at all.")
+    assert result.returncode == 1
+    assert "papers/qlora-efficient-finetuning-of-quantized-llms.yaml" in result.stderr
+    assert snapshot(corpus) == before
+
+
+def test_add_validates_like_check(corpus: Path) -> None:
+    before = snapshot(corpus)
+    result = survey("add", "--corpus", str(corpus), "--title", "A new paper", "--abstract", "Text.",
+                    "--tag", "cuda-kernels")
+    assert result.returncode == 1
+    assert "unknown tag 'cuda-kernels'; closest known tags:" in result.stderr
+    result = survey("add", "--corpus", str(corpus), "--title", "A new paper", "--abstract", "Text.",
+                    "--code", "javascript:alert(1)")
+    assert result.returncode == 1 and "is not an http(s) URL" in result.stderr
+    assert snapshot(corpus) == before
+
+
+def test_added_paper_is_on_the_built_site(corpus: Path, tmp_path: Path) -> None:
+    result = survey("add", "--corpus", str(corpus), "--title", "Serving <LLMs> at $0 cost",
+                    "--abstract", "We serve LLM requests with continuous batching and a paged KV cache.")
+    assert result.returncode == 0, result.stderr
+    site = mkdocs_build(make_project(tmp_path, corpus))
+    page = BeautifulSoup((site / "papers" / "serving-llms-at-0-cost" / "index.html").read_text(),
+                         "html.parser")
+    assert page.select_one("article h1").get_text().rstrip("¶") == "Serving <LLMs> at $0 cost"
+    serving = (site / "topics" / "serving" / "index.html").read_text()
+    assert "../../papers/serving-llms-at-0-cost/" in serving
