@@ -29,7 +29,7 @@ def arxiv_api() -> Iterator[str]:
     asked: list[str] = []
 
     class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802
+        def do_GET(self) -> None:
             asked.append(self.path)
             self.send_response(200)
             self.send_header("Content-Type", "application/atom+xml")
@@ -119,8 +119,8 @@ def test_add_refuses_hf_urls_that_are_not_paper_pages(corpus: Path) -> None:
 
 def test_add_refuses_a_duplicate_by_title(corpus: Path) -> None:
     before = snapshot(corpus)
-    result = survey("add", "--corpus", str(corpus), "--title", "qlora: efficient finetuning of quantized LLMs!",
-                    "--abstract", "Anything at all.")
+    result = survey("add", "--corpus", str(corpus), "--abstract", "Anything at all.",
+                    "--title", "qlora: efficient finetuning of quantized LLMs!")
     assert result.returncode == 1
     assert "papers/qlora-efficient-finetuning-of-quantized-llms.yaml" in result.stderr
     assert snapshot(corpus) == before
