@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
 from .errors import CorpusError, SurveyError
+from .progress import Progress
 
 
 def today() -> str:
@@ -19,28 +19,6 @@ def today() -> str:
     if epoch and epoch.isdigit():
         return datetime.fromtimestamp(int(epoch), tz=UTC).date().isoformat()
     return datetime.now(tz=UTC).date().isoformat()
-
-
-class Progress:
-    """A one-line counter on a terminal's stderr; silent when stderr is not a terminal."""
-
-    def __init__(self, label: str, stream=None) -> None:  # type: ignore[no-untyped-def]
-        self.stream = stream or sys.stderr
-        self.label = label
-        self.enabled = self.stream.isatty() and os.environ.get("CI") != "true"
-        self._last = 0.0
-
-    def __call__(self, done: int, total: int) -> None:
-        if not self.enabled:
-            return
-        now = time.monotonic()
-        if done < total and now - self._last < 0.1:
-            return
-        self._last = now
-        self.stream.write(f"\r{self.label}: {done}/{total}")
-        if done >= total:
-            self.stream.write("\n")
-        self.stream.flush()
 
 
 def _corpus_arg(p: argparse.ArgumentParser) -> None:

@@ -21,6 +21,7 @@ from mkdocs.structure.files import File, Files, InclusionLevel
 from .check import check_corpus
 from .corpus import CorpusCache
 from .errors import SurveyError
+from .progress import Progress
 from .site import NavItem, Site, template_error
 from .taxonomy import Taxonomy
 
@@ -41,6 +42,8 @@ _CACHES: dict[str, CorpusCache] = {}
 class SurveyPlugin(BasePlugin[SurveyConfig]):
     def __init__(self) -> None:
         self.site: Site | None = None
+        self.progress = Progress("")
+        self.pages_total = self.pages_done = 0
 
     def _path(self, config: MkDocsConfig, value: str) -> str:
         base = os.path.dirname(config.config_file_path or os.path.abspath("mkdocs.yml"))
@@ -101,9 +104,17 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
             files.append(file)
         for path in sorted(others):
             files.append(File.generated(config, path, content=others[path]))
+        self.progress = Progress("mkdocs: pages rendered")
+        self.pages_total = sum(1 for f in files if f.is_documentation_page())
+        self.pages_done = 0
         if self.config.nav:
             config.nav = _nav(site.nav(), config.nav)
         return files
+
+    def on_post_page(self, output: str, *, page: Any, config: MkDocsConfig) -> str:
+        self.pages_done += 1
+        self.progress(self.pages_done, self.pages_total)
+        return output
 
     def on_serve(self, server: Any, config: MkDocsConfig, builder: Any) -> Any:
         server.watch(self.corpus_dir)

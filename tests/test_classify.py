@@ -1,0 +1,165 @@
+"""Topic and tag rules: firing, explaining, curated values winning, and the measured quality."""
+
+from __future__ import annotations
+
+import io
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import ROOT, survey
+
+from generator.classify import explain_lines, suggest
+from generator.corpus import load_corpus
+from generator.progress import Progress
+from generator.quality import evaluate_devset, load_devset
+from generator.taxonomy import Taxonomy
+
+CORPUS = load_corpus(ROOT / "corpus")
+TAX = CORPUS.taxonomy
+
+
+def test_rules_fire_on_the_words_of_the_definitions() -> None:
+    s = suggest(TAX, "Pipeline parallelism for training on GPU clusters",
+                "We split the model into stages with pipeline parallelism across 512 GPUs.")
+    assert "parallelism" in s.topic_ids and "pipeline-parallelism" in s.tag_ids
+    s = suggest(TAX, "QLoRA-style 4-bit quantization", "We quantize weights to INT4 with little loss.")
+    assert s.topic_ids == ["quantization"]
+    s = suggest(TAX, "Serving LLMs with a paged KV cache",
+                "A serving system that batches requests and manages the KV cache to raise throughput.")
+    assert "serving" in s.topic_ids and "kv-cache" in s.tag_ids
+    s = suggest(TAX, "Fast GEMM kernels on tensor cores", "We write CUDA kernels for GEMM on Hopper.")
+    assert "kernels" in s.topic_ids and "cuda" in s.tag_ids
+
+
+def test_false_friends_do_not_fire() -> None:
+    s = suggest(TAX, "CUDA: Convolution-based Unlearnable Datasets",
+                "We make images unlearnable with convolution filters.")
+    assert "kernels" not in s.topic_ids and "cuda" not in s.tag_ids
+    s = suggest(TAX, "Gaussian process regression with deep kernel learning",
+                "A kernel method with a reproducing kernel Hilbert space and SVMs.")
+    assert "kernels" not in s.topic_ids
+    s = suggest(TAX, "Parallel sampling of diffusion models",
+                "We draw samples with parallel sampling and parallel decoding of tokens.")
+    assert "parallelism" not in s.topic_ids
+
+
+def test_explain_names_rules_and_words() -> None:
+    paper = CORPUS.papers["2bp-2-stage-backpropagation"]
+    lines = explain_lines(suggest(TAX, paper.title, paper.abstract), paper.topics, paper.tags)
+    assert lines[0].startswith("topic parallelism: score ")
+    assert any("[abstract: 'Pipeline parallelism', 'pipeline parallelism']" in line for line in lines)
+
+
+def test_explain_works_for_every_paper() -> None:
+    for slug in sorted(CORPUS.papers)[::25]:
+        result = survey("explain", slug)
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.startswith(f"{slug}: ")
+    for paper in CORPUS.papers.values():  # the same code path, in process, for all of them
+        lines = explain_lines(suggest(TAX, paper.title, paper.abstract), paper.topics, paper.tags)
+        for topic in paper.topics:
+            assert any(line.startswith(f"topic {topic}: ") for line in lines)
+
+
+def test_explain_unknown_slug_suggests_close_ones() -> None:
+    result = survey("explain", "qlora-efficient-finetuning")
+    assert result.returncode == 1
+    assert "did you mean qlora-efficient-finetuning-of-quantized-llms" in result.stderr
+
+
+def test_curated_values_win_over_suggestions(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    shutil.copytree(ROOT / "corpus", corpus)
+    path = corpus / "papers" / "rewrite-the-stars.yaml"
+    data = yaml.safe_load(path.read_text())
+    data.update(topics=[], tags=["cuda"], curated=["topics", "tags"])  # pinned: no topic
+    path.write_text(yaml.safe_dump(data, sort_keys=False, width=1000))
+    other = corpus / "papers" / "breadth-first-pipeline-parallelism.yaml"
+    data = yaml.safe_load(other.read_text())
+    data.update(tags=[], curated=["topics"])  # tags not curated: the rules may fill them
+    other.write_text(yaml.safe_dump(data, sort_keys=False, width=1000))
+    pinned = path.read_bytes()
+    result = survey("classify", "--write", "--corpus", str(corpus))
+    assert result.returncode == 0, result.stderr
+    assert path.read_bytes() == pinned
+    assert "rewrite-the-stars.yaml: tags: ['cuda'] -> suggested [] (curated, kept)" in result.stdout
+    loaded = load_corpus(corpus)
+    assert "pipeline-parallelism" in loaded.papers["breadth-first-pipeline-parallelism"].tags
+    explain = survey("explain", "rewrite-the-stars", "--corpus", str(corpus)).stdout
+    assert "tag cuda: score 0 of 1 needed: has it (curated); the rules would not suggest it" in explain
+
+
+def test_taxonomy_rules_are_validated(tmp_path: Path) -> None:
+    text = (ROOT / "corpus" / "taxonomy.yaml").read_text()
+    corpus = tmp_path / "corpus"
+    shutil.copytree(ROOT / "corpus", corpus)
+    (corpus / "taxonomy.yaml").write_text(text.replace(r"\bFP8\b", r"\bFP8(\b", 1))
+    result = survey("check", "--corpus", str(corpus))
+    assert result.returncode == 1
+    assert re.search(r"taxonomy\.yaml: entry fp8: field 'rules\[0\]\.match': bad regular expression",
+                     result.stderr)
+
+
+def test_tag_vocabulary_is_consistent() -> None:
+    names = [t.name for t in TAX.tags]
+    assert len({n.casefold() for n in names}) == len(names)
+    counts = {t.id: sum(t.id in p.tags for p in CORPUS.papers.values()) for t in TAX.tags}
+    for tag in TAX.tags:
+        # a tag held by one paper (or none) must say it is intended
+        if counts[tag.id] <= 1:
+            assert tag.description and "intended" in tag.description.lower(), tag.id
+
+
+def test_quality_report_meets_the_target_on_the_dev_split() -> None:
+    devset = load_devset(ROOT / "tests" / "data" / "topic_devset.yaml")
+    assert len(devset["dev"]) >= 100
+    results = {r.name: r for r in evaluate_devset(CORPUS, devset)}
+    assert results["dev"].micro.f1 >= 0.90
+    assert results["heldout"].micro.f1 >= 0.75  # not tuned on; reported in the issue note
+    result = survey("quality")
+    assert result.returncode == 0
+    assert re.search(r"^dev: \d+ papers$", result.stdout, re.MULTILINE)
+    assert re.search(r"^  micro +\d\.\d{3}", result.stdout, re.MULTILINE)
+
+
+def test_devset_labels_match_the_curated_corpus() -> None:
+    devset = load_devset(ROOT / "tests" / "data" / "topic_devset.yaml")
+    labels = {**devset["dev"], **devset["heldout"]}
+    assert set(labels) == set(CORPUS.papers)
+    for slug, topics in labels.items():
+        assert CORPUS.papers[slug].topics == topics
+        assert "topics" in CORPUS.papers[slug].curated
+
+
+def test_progress_shows_on_a_terminal_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.delenv("CI", raising=False)
+    tty, pipe = Tty(), io.StringIO()
+    for stream in (tty, pipe):
+        progress = Progress("reading", stream)
+        for i in range(1, 4):
+            progress(i, 3)
+    assert pipe.getvalue() == ""
+    assert tty.getvalue().startswith("\rreading: 1/3") and tty.getvalue().endswith("\rreading: 3/3\n")
+    monkeypatch.setenv("CI", "true")
+    quiet = Tty()
+    Progress("reading", quiet)(1, 1)
+    assert quiet.getvalue() == ""
+
+
+def test_import_through_a_pipe_prints_no_progress(tmp_path: Path) -> None:
+    from conftest import SEEDS, new_corpus
+
+    result = survey("import", str(SEEDS[1]), "--corpus", str(new_corpus(tmp_path)))
+    assert "\r" not in result.stdout + result.stderr
+
+
+def test_taxonomy_loads_from_its_own_file() -> None:
+    tax = Taxonomy.load(ROOT / "corpus" / "taxonomy.yaml", "corpus/taxonomy.yaml")
+    assert tax.topic_ids == ["parallelism", "quantization", "serving", "kernels"]
