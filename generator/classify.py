@@ -39,8 +39,8 @@ class Verdict:
 
     @property
     def near_miss(self) -> bool:
-        """Scored something, but not enough: shown by `survey explain` as narrowly missed."""
-        return not self.chosen and self.score > 0 and any(h.points > 0 for h in self.hits)
+        """At least half the points needed, but not all: `survey explain` shows it as narrowly missed."""
+        return not self.chosen and self.score > 0 and self.score * 2 >= self.threshold
 
 
 @dataclass(frozen=True)
