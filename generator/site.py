@@ -110,12 +110,14 @@ class Site:
     def files(self) -> dict[str, str]:
         """The other generated files: Atom feeds and the corpus exports."""
         names = {t.id: t.name for t in self.topics}
-        out = {"feeds/all.xml": atom_feed(
-            title="ML Systems Survey: recently added papers", feed_path="feeds/all.xml",
+        # Feeds sit at the site root: Material fetches a sitemap.xml beside every
+        # <link rel="alternate">, and the root is where MkDocs writes it.
+        out = {"feed.xml": atom_feed(
+            title="ML Systems Survey: recently added papers", feed_path="feed.xml",
             page_path="", site_url=self.site_url, papers=self.papers, topic_names=names)}
         for topic in self.topics:
-            out[f"feeds/{topic.id}.xml"] = atom_feed(
-                title=f"ML Systems Survey: {topic.name}", feed_path=f"feeds/{topic.id}.xml",
+            out[f"feed-{topic.id}.xml"] = atom_feed(
+                title=f"ML Systems Survey: {topic.name}", feed_path=f"feed-{topic.id}.xml",
                 page_path=f"topics/{topic.id}/", site_url=self.site_url,
                 papers=self.by_topic[topic.id], topic_names=names)
         out["exports/papers.json"] = to_json(self.corpus)

@@ -43,5 +43,7 @@ def test_readme_gives_the_two_fresh_machine_commands() -> None:
     text = (ROOT / "README.md").read_text()
     assert "pip install -e . && mkdocs serve" in text
     assert "pip install -e '.[test]' && python -m pytest" in text
-    for image in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", text):
+    images = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", text) + re.findall(r'<img src="([^"]+)"', text)
+    assert len(images) >= 2
+    for image in images:
         assert (ROOT / image).is_file(), image

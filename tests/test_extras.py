@@ -66,7 +66,7 @@ def test_paper_pages_list_related_papers(real_site: Path) -> None:
 
 
 def test_feeds_parse_and_hold_the_right_entries(real_site: Path) -> None:
-    feed = feedparser.parse((real_site / "feeds" / "all.xml").read_bytes())
+    feed = feedparser.parse((real_site / "feed.xml").read_bytes())
     assert not feed.bozo, feed.bozo_exception
     assert feed.version == "atom10"
     assert len(feed.entries) == 50
@@ -75,7 +75,7 @@ def test_feeds_parse_and_hold_the_right_entries(real_site: Path) -> None:
     assert feed.entries[0].title == expected[0].title
     assert feed.entries[0].summary == expected[0].abstract
     for topic in ["parallelism", "quantization", "serving", "kernels", "other"]:
-        parsed = feedparser.parse((real_site / "feeds" / f"{topic}.xml").read_bytes())
+        parsed = feedparser.parse((real_site / f"feed-{topic}.xml").read_bytes())
         assert not parsed.bozo
         members = {p.path for p in CORPUS.papers.values() if topic in p.topics or
                    (topic == "other" and not p.topics)}
@@ -84,10 +84,10 @@ def test_feeds_parse_and_hold_the_right_entries(real_site: Path) -> None:
 
 def test_pages_announce_their_feeds(real_site: Path) -> None:
     home = soup(real_site / "index.html")
-    assert home.find("link", rel="alternate", type="application/atom+xml", href="feeds/all.xml")
+    assert home.find("link", rel="alternate", type="application/atom+xml", href="feed.xml")
     topic = soup(real_site / "topics" / "serving" / "index.html")
     feeds = {link["href"] for link in topic.find_all("link", rel="alternate")}
-    assert {"../../feeds/all.xml", "../../feeds/serving.xml"} <= feeds
+    assert {"../../feed.xml", "../../feed-serving.xml"} <= feeds
 
 
 def test_feed_of_recently_added_papers_follows_the_added_date(tmp_path: Path) -> None:
@@ -95,7 +95,7 @@ def test_feed_of_recently_added_papers_follows_the_added_date(tmp_path: Path) ->
     survey("import", str(SEEDS[1]), "--corpus", str(corpus), env={"SOURCE_DATE_EPOCH": "1700000000"})
     survey("import", str(SEEDS[0]), "--corpus", str(corpus), env={"SOURCE_DATE_EPOCH": "1800000000"})
     site = mkdocs_build(make_project(tmp_path, corpus))
-    feed = feedparser.parse((site / "feeds" / "all.xml").read_bytes())
+    feed = feedparser.parse((site / "feed.xml").read_bytes())
     newest = {p.title for p in load_corpus(corpus).papers.values() if p.added == "2027-01-15"}
     assert newest and {e.title for e in feed.entries[: len(newest)]} <= newest | set()
     assert feed.entries[0].updated.startswith("2027-01-15")
@@ -110,7 +110,7 @@ def test_downloads_round_trip_to_the_corpus(real_site: Path) -> None:
         p.slug: (p.title, p.abstract) for p in CORPUS.papers.values()}
     stats = soup(real_site / "statistics" / "index.html")
     hrefs = {a["href"] for a in stats.find_all("a", href=True)}
-    assert {"../exports/papers.json", "../exports/papers.csv", "../feeds/all.xml"} <= hrefs
+    assert {"../exports/papers.json", "../exports/papers.csv", "../feed.xml"} <= hrefs
 
 
 def test_bibtex_on_papers_with_authors_and_year(tmp_path: Path) -> None:

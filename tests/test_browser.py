@@ -1,0 +1,548 @@
+"""The built site in Debian's Chromium, driven by Playwright (sync API).
+
+The site is served from this process by a threaded http.server under the site_url's path
+(/survey/), so Material's instant navigation, search worker and palette run as they do when
+deployed. Requests that leave the machine (Google Fonts, the GitHub API for the repository
+facts) are answered locally with an empty response: the tests never need the network.
+
+Without Chromium (or the playwright package) these tests are skipped, unless CI=true, where
+that is a failure.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import shutil
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote, urlsplit
+
+import pytest
+import yaml
+from conftest import ROOT, mkdocs_build
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, BrowserContext, Locator, Page
+
+pytestmark = pytest.mark.browser
+
+CONFIG = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
+SITE_URL: str = CONFIG["site_url"]
+SITE_PATH = "/" + SITE_URL.split("/", 3)[3]  # "/survey/"
+
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+ZERO = "zero-infinity-breaking-the-gpu-memory-wall-for-extreme-scale"
+ZERO_TITLE = "ZeRO-Infinity: Breaking the GPU Memory Wall for Extreme Scale Deep Learning"
+LOCAL_HOSTS = {"127.0.0.1", "localhost", "[::1]", "::1"}
+# Known 404s, each with its reason; none at present. (Material fetches a sitemap.xml beside
+# every <link rel="alternate">: the Atom feeds sit at the site root, beside the real sitemap.)
+KNOWN_404: set[str] = set()
+
+
+def chromium_path() -> Path | None:
+    """Debian's Chromium, or $CHROMIUM if set; `playwright install` is never used."""
+    chosen = os.environ.get("CHROMIUM")
+    candidates = [chosen] if chosen else ["/usr/bin/chromium", shutil.which("chromium")]
+    for candidate in candidates:
+        if candidate and Path(candidate).is_file():
+            return Path(candidate)
+    return None
+
+
+def unavailable(reason: str) -> None:
+    """Skip, except on CI (CI=true), where a browser test that cannot run is a failure."""
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"{reason}; CI=true, so the browser tests may not be skipped", pytrace=False)
+    pytest.skip(reason)
+
+
+# --- serving the built site ------------------------------------------------------------------
+
+
+class _SiteHandler(SimpleHTTPRequestHandler):
+    """Serves the site directory under SITE_PATH; anything outside it is a 404."""
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def translate_path(self, path: str) -> str:
+        bare = urlsplit(path).path
+        if not bare.startswith(SITE_PATH):
+            return str(Path(self.directory) / "\0outside-the-site")  # never exists: 404
+        return super().translate_path("/" + path[len(SITE_PATH):])
+
+    def do_GET(self) -> None:
+        if unquote(urlsplit(self.path).path) == SITE_PATH + "sitemap.xml":
+            self._send_sitemap()
+        else:
+            super().do_GET()
+
+    def _send_sitemap(self) -> None:
+        # Material's instant navigation takes the sitemap's URLs, swaps in this page's protocol
+        # and host name (not its port) and only intercepts links found there. `mkdocs serve`
+        # rewrites site_url to the address it serves; do the same for this server's address.
+        host, port = self.server.server_address[:2]  # type: ignore[misc,index,str-unpack]
+        served = f"http://{host!s}:{port}{SITE_PATH}"
+        body = (Path(self.directory) / "sitemap.xml").read_text(encoding="utf-8")
+        data = body.replace(SITE_URL, served).encode("utf-8")
+        self.send_response(200)
+        self.send_header("Content-Type", "application/xml")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+@contextmanager
+def serve(site: Path) -> Iterator[str]:
+    """Serve a built site on a free localhost port; yields the base URL (ending in SITE_PATH)."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_SiteHandler, directory=str(site)))
+    thread = threading.Thread(target=server.serve_forever, name="site-server", daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}{SITE_PATH}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+# --- the browser -------------------------------------------------------------------------------
+
+
+@contextmanager
+def launch_chromium() -> Iterator[Browser]:
+    from playwright.sync_api import sync_playwright
+
+    path = chromium_path()
+    assert path is not None
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(path), args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def is_local(url: str) -> bool:
+    parts = urlsplit(url)
+    return parts.scheme in ("http", "https") and (parts.hostname or "") in LOCAL_HOSTS
+
+
+def is_known_404(url: str) -> bool:
+    return is_local(url) and urlsplit(url).path in KNOWN_404
+
+
+@dataclass
+class Tab:
+    """A page in its own browser context, recording everything that went wrong on it."""
+
+    page: Page
+    context: BrowserContext
+    problems: list[str] = field(default_factory=list)
+    dialogs: list[str] = field(default_factory=list)
+    external: list[str] = field(default_factory=list)
+
+    def watch(self) -> None:
+        page = self.page
+
+        def on_console(message: Any) -> None:
+            if message.type == "error" and not is_known_404(message.location.get("url", "")):
+                self.problems.append(f"console error on {page.url}: {message.text} {message.location}")
+
+        def on_failed(request: Any) -> None:
+            # ERR_ABORTED: the browser cancelled it (the page went away), nothing is broken
+            if is_local(request.url) and request.failure != "net::ERR_ABORTED":
+                self.problems.append(f"request failed on {page.url}: {request.url} {request.failure}")
+
+        def on_response(response: Any) -> None:
+            if response.status >= 400 and is_local(response.url) and not (
+                    response.status == 404 and is_known_404(response.url)):
+                self.problems.append(f"HTTP {response.status} on {page.url}: {response.url}")
+
+        def on_dialog(dialog: Any) -> None:
+            self.dialogs.append(f"{dialog.type} on {page.url}: {dialog.message!r}")
+            dialog.dismiss()
+
+        page.on("console", on_console)
+        page.on("pageerror", lambda error: self.problems.append(f"uncaught error on {page.url}: {error}"))
+        page.on("requestfailed", on_failed)
+        page.on("response", on_response)
+        page.on("dialog", on_dialog)
+
+    def assert_clean(self) -> None:
+        assert self.problems == [], "\n".join(self.problems)
+        assert self.dialogs == [], "\n".join(self.dialogs)
+
+
+@contextmanager
+def open_tab(browser: Browser, viewport: dict[str, int] = DESKTOP, **options: Any) -> Iterator[Tab]:
+    options.setdefault("color_scheme", "light")
+    context = browser.new_context(viewport=viewport, **options)  # type: ignore[arg-type]
+    context.set_default_timeout(15_000)
+    page = context.new_page()
+    tab = Tab(page, context)
+
+    def offline(route: Any) -> None:
+        # Nothing here may depend on the network: answer outside requests with "no content".
+        tab.external.append(route.request.url)
+        route.fulfill(status=204, body="")
+
+    context.route(lambda url: not is_local(url), offline)
+    tab.watch()
+    try:
+        yield tab
+    finally:
+        context.close()
+
+
+# --- page helpers ------------------------------------------------------------------------------
+
+H1_TEXT = """() => {
+  const h1 = document.querySelector("article h1");
+  if (!h1) return null;
+  const links = [...h1.querySelectorAll("a.headerlink")];
+  links.forEach(a => a.style.display = "none");
+  const text = h1.innerText;
+  links.forEach(a => a.style.display = "");
+  return text;
+}"""
+
+ABSTRACT_TEXT = """() => {
+  const p = document.querySelector("article h2#abstract + p");
+  return p ? p.innerText : null;
+}"""
+
+
+def h1_text(page: Page) -> str | None:
+    return page.evaluate(H1_TEXT)  # type: ignore[no-any-return]
+
+
+def url_is(base: str, path: str) -> Callable[[str], bool]:
+    """Matches a URL whose path is base + path (the query, e.g. search's ?h=, is ignored)."""
+    want = urlsplit(base + path).path
+    return lambda url: urlsplit(url).path == want
+
+
+def landed(tab: Tab, base: str, path: str, title: str, fragment: str | None = None) -> None:
+    """Wait for the page at base + path with this h1 (instant navigation swaps content late)."""
+    page = tab.page
+    page.wait_for_url(url_is(base, path))
+    page.wait_for_function(f"(t) => ({H1_TEXT})() === t", arg=title)
+    assert urlsplit(page.url).path == urlsplit(base + path).path
+    assert h1_text(page) == title
+    if fragment is not None:
+        assert urlsplit(page.url).fragment == fragment
+    tab.assert_clean()
+
+
+def target(base: str, link: Locator) -> tuple[str, str]:
+    """(path below the site's base, fragment) of the URL a link points to."""
+    url = link.evaluate("a => a.href")  # resolved against the page, whatever the href
+    parts, root = urlsplit(url), urlsplit(base)
+    assert (parts.netloc, parts.path[:len(root.path)]) == (root.netloc, root.path), url
+    return parts.path[len(root.path):], parts.fragment
+
+
+def goto(tab: Tab, url: str) -> None:
+    response = tab.page.goto(url, wait_until="load")
+    assert response is not None and response.ok, f"{url}: {response and response.status}"
+
+
+def mark_document(page: Page) -> None:
+    """Tag the current document: the mark survives instant navigation, not a full load."""
+    page.evaluate("window.__survey_mark = true")
+
+
+def still_same_document(page: Page) -> bool:
+    return bool(page.evaluate("window.__survey_mark === true"))
+
+
+def scheme(page: Page) -> str | None:
+    return page.evaluate("document.body.getAttribute('data-md-color-scheme')")  # type: ignore[no-any-return]
+
+
+# --- fixtures ----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def chromium() -> Iterator[Browser]:
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        unavailable("the playwright package is not installed (pip install -e '.[test]')")
+    if chromium_path() is None:
+        unavailable(f"Chromium not found at {os.environ.get('CHROMIUM') or '/usr/bin/chromium'} "
+                    "(apt-get install chromium, or set $CHROMIUM)")
+    with launch_chromium() as browser:
+        yield browser
+
+
+@pytest.fixture(scope="session")
+def site_base(chromium: Browser, real_site: Path) -> Iterator[str]:
+    with serve(real_site) as base:
+        yield base
+
+
+@pytest.fixture(scope="session")
+def hostile_site(chromium: Browser, tmp_path_factory: pytest.TempPathFactory
+                 ) -> Iterator[tuple[str, list[tuple[str, str, str]]]]:
+    from test_site import hostile_project
+
+    project, papers = hostile_project(tmp_path_factory.mktemp("hostile"))
+    with serve(mkdocs_build(project)) as base:
+        yield base, papers
+
+
+@pytest.fixture
+def desktop(chromium: Browser) -> Iterator[Tab]:
+    with open_tab(chromium) as tab:
+        yield tab
+
+
+# --- navigation --------------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_home_topic_paper_listing_tag_and_back(site_base: str, desktop: Tab) -> None:
+    tab, page = desktop, desktop.page
+    goto(tab, site_base)
+    landed(tab, site_base, "", "ML systems literature survey")
+    mark_document(page)
+
+    # home -> topic, by the link in the home page's topic table
+    page.locator("article table a", has_text=re.compile(r"^Parallelism$")).click()
+    landed(tab, site_base, "topics/parallelism/", "Parallelism")
+    assert still_same_document(page), "instant navigation did not take the click"
+
+    # topic -> paper
+    # Material makes every link absolute once its scripts run: match on how hrefs end
+    page.locator(f"article li > a[href$='/papers/{ZERO}/']").click()
+    landed(tab, site_base, f"papers/{ZERO}/", ZERO_TITLE)
+
+    # paper -> one of its listings, from "Listed in"
+    listed_in = page.locator("article h2#listed-in + ul a").first
+    listing_path, entry = target(site_base, listed_in)
+    listing_name = listed_in.inner_text()
+    listed_in.click()
+    landed(tab, site_base, listing_path, listing_name, fragment=entry)
+    assert page.locator(f"article #{entry}").count() == 1
+
+    # back to the paper with the browser's back button ...
+    page.go_back()
+    landed(tab, site_base, f"papers/{ZERO}/", ZERO_TITLE)
+    # ... and forward again, then back through the listing's own link to the paper
+    page.go_forward()
+    landed(tab, site_base, listing_path, listing_name, fragment=entry)
+    item = page.locator(f"article li:has(#{entry})")
+    item.locator(f"a[href$='/papers/{ZERO}/']").click()
+    landed(tab, site_base, f"papers/{ZERO}/", ZERO_TITLE)
+
+    # paper -> one of its tags, by the chip at the top of the page
+    chip = page.locator("article nav.md-tags a.md-tag").first
+    tag_name = chip.inner_text().strip()
+    tag_path, _ = target(site_base, chip)
+    chip.click()
+    landed(tab, site_base, tag_path, f"Tag: {tag_name}")
+    assert page.locator(f"article a[href$='papers/{ZERO}/']").count() >= 1
+
+    # tag -> tag index
+    page.get_by_role("link", name="All tags", exact=True).click()
+    landed(tab, site_base, "tags/", "Tags")
+    assert still_same_document(page), "instant navigation fell back to full page loads"
+    tab.assert_clean()
+
+
+@pytest.mark.slow
+def test_search_finds_a_paper_and_opens_it(site_base: str, desktop: Tab) -> None:
+    tab, page = desktop, desktop.page
+    goto(tab, site_base)
+    mark_document(page)
+    box = page.locator("input.md-search__input")
+    box.click()
+    # The worker builds its index from search_index.json first (slow on a busy 2-core machine)
+    meta = page.locator(".md-search-result__meta")
+    page.wait_for_function("() => document.querySelector('.md-search-result__meta').innerText"
+                           " !== 'Initializing search'", timeout=60_000)
+    box.press_sequentially("ZeRO-Infinity", delay=20)  # Material queries on keyup, not on input
+    # the paper comes first once the whole query is typed (partial queries rank it lower)
+    result = page.locator(".md-search-result__list > li:first-child > "
+                          f"a.md-search-result__link[href*='papers/{ZERO}/']")
+    result.first.wait_for(state="visible", timeout=30_000)
+    assert "matching document" in meta.inner_text()
+    assert ZERO_TITLE in result.first.inner_text()
+    result.first.click()
+    landed(tab, site_base, f"papers/{ZERO}/", ZERO_TITLE)
+    assert still_same_document(page)
+    tab.assert_clean()
+
+
+@pytest.mark.slow
+def test_palette_toggle_switches_and_is_remembered(site_base: str, desktop: Tab) -> None:
+    tab, page = desktop, desktop.page
+    toggle = page.locator("form[data-md-component='palette'] label:not([hidden])")
+    goto(tab, site_base)
+    assert scheme(page) == "default"
+    toggle.click()
+    page.wait_for_function("document.body.getAttribute('data-md-color-scheme') === 'slate'")
+
+    # a page change by instant navigation, then a full load of another page
+    page.locator("article table a", has_text=re.compile(r"^Serving$")).click()
+    landed(tab, site_base, "topics/serving/", "Serving")
+    assert scheme(page) == "slate"
+    goto(tab, site_base + f"papers/{ZERO}/")
+    assert scheme(page) == "slate"
+    assert page.evaluate("getComputedStyle(document.body).backgroundColor") != "rgb(255, 255, 255)"
+
+    toggle.click()
+    page.wait_for_function("document.body.getAttribute('data-md-color-scheme') === 'default'")
+    goto(tab, site_base + "tags/")
+    assert scheme(page) == "default"
+    tab.assert_clean()
+
+
+# --- phone -------------------------------------------------------------------------------------
+
+PHONE_PAGES = [
+    "", "topics/parallelism/", "topics/kernels/", "topics/other/", f"papers/{ZERO}/",
+    "listings/parallel-and-distributed-ml-systems-hf-papers/", "tags/", "tags/zero-sharding/",
+    "statistics/", "contributing/", "schema/", "about/",
+]
+
+
+@pytest.mark.slow
+def test_phone_pages_do_not_scroll_sideways_and_drawer_works(site_base: str, chromium: Browser) -> None:
+    with open_tab(chromium, PHONE, is_mobile=True, has_touch=True, device_scale_factor=2) as tab:
+        page = tab.page
+        wide = []
+        for path in PHONE_PAGES:
+            goto(tab, site_base + path)
+            widths = page.evaluate("[document.documentElement.scrollWidth, "
+                                   "document.documentElement.clientWidth]")
+            if widths[0] > widths[1]:
+                wide.append(f"{path or 'home'}: scrollWidth {widths[0]} > clientWidth {widths[1]}")
+        assert wide == []
+        tab.assert_clean()
+
+        goto(tab, site_base + f"papers/{ZERO}/")
+        assert page.evaluate("document.documentElement.clientWidth") == PHONE["width"]
+        drawer_on_screen = """() => {
+          const r = document.querySelector(".md-sidebar--primary").getBoundingClientRect();
+          return r.right > 0 && r.left < document.documentElement.clientWidth;
+        }"""
+        assert not page.evaluate(drawer_on_screen), "the drawer shows before it is opened"
+        page.locator("label.md-header__button[for='__drawer']").click()
+        page.wait_for_function("document.getElementById('__drawer').checked")
+        page.wait_for_function(drawer_on_screen)
+        topics = page.locator("nav.md-nav--primary label.md-nav__link", has_text="Topics")
+        topics.wait_for(state="visible")
+        topics.click()
+        serving = page.locator("nav.md-nav--primary a.md-nav__link[href$='topics/serving/']")
+        serving.wait_for(state="visible")
+        serving.click()
+        landed(tab, site_base, "topics/serving/", "Serving")
+        page.wait_for_function("!document.getElementById('__drawer').checked")
+        tab.assert_clean()
+
+
+# --- hostile corpus ----------------------------------------------------------------------------
+
+INJECTED = """() => {
+  const found = [];
+  for (const el of document.querySelectorAll("article img, article script, article iframe, "
+      + "article object, article embed, article svg script, article style")) {
+    found.push(el.outerHTML.slice(0, 120));
+  }
+  for (const el of document.querySelectorAll("*")) {
+    for (const attr of el.getAttributeNames()) {
+      if (/^on/i.test(attr)) found.push(`${el.tagName} ${attr}=${el.getAttribute(attr)}`);
+    }
+  }
+  for (const el of document.querySelectorAll("[href], [src], [action], [formaction]")) {
+    for (const attr of ["href", "src", "action", "formaction"]) {
+      const value = (el.getAttribute(attr) || "").replace(/[\\s\\u0000-\\u001f]/g, "");
+      if (/^javascript:/i.test(value)) found.push(`${el.tagName} ${attr}=${value}`);
+    }
+  }
+  return found;
+}"""
+
+
+@pytest.mark.slow
+def test_hostile_titles_and_abstracts_render_literally(
+        hostile_site: tuple[str, list[tuple[str, str, str]]], desktop: Tab) -> None:
+    base, papers = hostile_site
+    tab, page = desktop, desktop.page
+    for slug, title, abstract in papers:
+        goto(tab, base + f"papers/{slug}/")
+        page.wait_for_load_state("networkidle")
+        assert h1_text(page) == title, slug
+        assert page.evaluate(ABSTRACT_TEXT) == abstract, slug
+        assert page.evaluate(INJECTED) == [], slug
+        tab.assert_clean()
+
+    goto(tab, base + "topics/kernels/")
+    page.wait_for_load_state("networkidle")
+    assert page.evaluate(INJECTED) == []
+    for slug, title, _ in papers:
+        link = page.locator(f"article li > a[href$='/papers/{slug}/']")
+        assert link.inner_text() == title, slug
+    assert tab.dialogs == []
+    tab.assert_clean()
+
+
+# --- accessibility -----------------------------------------------------------------------------
+
+AXE_PAGES = {"home": "", "topic": "topics/serving/", "paper": f"papers/{ZERO}/", "tag-index": "tags/"}
+SERIOUS = {"serious", "critical"}
+# (rule id, axe's selector of the node): violations in Material's own markup that neither our
+# templates nor our stylesheet can fix (an accessible name cannot come from CSS). Each says why.
+# None at present: docs/assets/survey.js names the search dialog (aria-dialog-name), and
+# mkdocs.yml leaves out navigation.instant.progress, whose progress bar had no name.
+THEME_ALLOWED: set[tuple[str, str]] = set()
+
+
+def serious_violations(page: Page) -> list[str]:
+    from axe_playwright_python.sync_playwright import Axe
+
+    found = []
+    for violation in Axe().run(page).response["violations"]:
+        if violation["impact"] not in SERIOUS:
+            continue
+        for node in violation["nodes"]:
+            where = " ".join(str(t) for t in node["target"])
+            if (violation["id"], where) not in THEME_ALLOWED:
+                summary = " ".join(node.get("failureSummary", "").split())
+                found.append(f"{violation['id']} ({violation['impact']}) at {where}: "
+                             f"{node['html'][:160]} -- {summary}")
+    return found
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("scheme_name", ["default", "slate"])
+@pytest.mark.parametrize("path", list(AXE_PAGES.values()), ids=list(AXE_PAGES))
+def test_no_serious_accessibility_violations(site_base: str, chromium: Browser, path: str,
+                                             scheme_name: str) -> None:
+    try:
+        import axe_playwright_python  # noqa: F401
+    except ImportError:
+        unavailable("axe-playwright-python (it bundles axe-core) is not installed: pip install -e '.[test]'")
+    dark = "dark" if scheme_name == "slate" else "light"
+    with open_tab(chromium, color_scheme=dark) as tab:
+        goto(tab, site_base + path)
+        tab.page.wait_for_load_state("networkidle")
+        assert scheme(tab.page) == scheme_name
+        found = serious_violations(tab.page)
+        assert found == [], "\n".join(found)
+        tab.assert_clean()
