@@ -50,15 +50,15 @@ def arxiv_api() -> Iterator[str]:
 
 
 def test_add_from_options(corpus: Path) -> None:
-    result = survey("add", "--corpus", str(corpus), "--title", "Fast <GEMM> kernels for C# on $5 GPUs",
+    result = survey("add", "--corpus", str(corpus), "--title", "Fast <CUDA> kernels for C# on $5 GPUs",
                     "--abstract", "We write CUDA kernels for GEMM on tensor cores. They run fast.",
                     "--author", "Ada Lovelace", "--date", "2026-01-02", "--code", "https://example.org/x")
     assert result.returncode == 0, result.stderr
-    slug = "fast-gemm-kernels-for-c-on-5-gpus"
+    slug = "fast-cuda-kernels-for-c-on-5-gpus"
     assert f"papers/{slug}.yaml" in result.stdout
     assert f"page: https://ml-systems-survey.github.io/survey/papers/{slug}/" in result.stdout
     paper = load_corpus(corpus).papers[slug]
-    assert paper.title == "Fast <GEMM> kernels for C# on $5 GPUs"
+    assert paper.title == "Fast <CUDA> kernels for C# on $5 GPUs"
     assert paper.topics == ["kernels"] and "cuda" in paper.tags  # suggested by the rules
     assert paper.authors == ["Ada Lovelace"] and paper.links == {"code": "https://example.org/x"}
     assert survey("check", "--corpus", str(corpus)).returncode == 0

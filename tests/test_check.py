@@ -81,7 +81,7 @@ def test_check_reports_one_line_per_problem(tmp_path: Path) -> None:
     assert ("2bp-2-stage-backpropagation.yaml:4:1: malformed YAML: while scanning a quoted scalar "
             "that starts at line 2, column 8: found unexpected end of stream") in text
     assert ("qlora-efficient-finetuning-of-quantized-llms.yaml: entry qlora-efficient-finetuning-of-"
-            "quantized-llms: field 'tags[1]': unknown tag 'loras'; closest known tags: lora") in text
+            "quantized-llms: field 'tags[3]': unknown tag 'loras'; closest known tags: lora") in text
     assert "field 'topics[0]': unknown topic 'servng'" in text
     assert ("breadth-first-pipeline-parallelism-copy.yaml: entry breadth-first-pipeline-parallelism-copy: "
             "field 'title': the same paper as ") in text
