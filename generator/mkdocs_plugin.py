@@ -21,6 +21,7 @@ from mkdocs.structure.files import File, Files, InclusionLevel
 from .check import check_corpus
 from .corpus import CorpusCache
 from .errors import SurveyError
+from .markup import compact_html, dedent_html
 from .progress import Progress
 from .site import NavItem, Site, template_error
 from .taxonomy import Taxonomy
@@ -111,10 +112,13 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
             config.nav = _nav(site.nav(), config.nav)
         return files
 
+    def on_page_content(self, html: str, *, page: Any, config: MkDocsConfig, files: Files) -> str:
+        return compact_html(html)
+
     def on_post_page(self, output: str, *, page: Any, config: MkDocsConfig) -> str:
         self.pages_done += 1
         self.progress(self.pages_done, self.pages_total)
-        return output
+        return dedent_html(output)
 
     def on_serve(self, server: Any, config: MkDocsConfig, builder: Any) -> Any:
         server.watch(self.corpus_dir)

@@ -51,7 +51,7 @@ def test_most_related_papers_share_a_topic() -> None:
             shares.append(sum(bool((set(CORPUS.papers[o].topics) or {"other"}) & mine)
                               for o in others) / len(others))
     majority = sum(s > 0.5 for s in shares) / len(shares)
-    assert majority >= 0.7, majority  # measured: 0.74 of papers, mean share 0.68
+    assert majority >= 0.7, majority  # measured: 0.70 of papers, mean share 0.66
     assert all(len(v) <= 5 and len(set(v)) == len(v) for v in related.values())
     assert related == related_papers(list(reversed(list(CORPUS.papers.values()))))
 
