@@ -74,8 +74,11 @@ _BIBTEX_SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "&": r"\&"
                    "^": r"\textasciicircum{}"}
 
 
+_BIBTEX_TABLE = str.maketrans(_BIBTEX_SPECIAL)
+
+
 def _bibtex_text(text: str) -> str:
-    return "".join(_BIBTEX_SPECIAL.get(c, c) for c in text)
+    return text.translate(_BIBTEX_TABLE)
 
 
 def bibtex_key(paper: Paper) -> str:
