@@ -312,3 +312,15 @@ def test_theme_has_palette_toggle_and_instant_navigation(real_site: Path, page: 
     assert len(html.select("form[data-md-component='palette'] input")) == 2
     config = json.loads(html.select_one("script#__config").string)
     assert "navigation.instant" in config["features"]
+
+
+@pytest.mark.parametrize("value", [
+    'a "q" \\ b', "emoji 😀 x", "line\u2028separator", "bom\ufeffx", "c1\x85x", "---", "- x: y",
+    "it's", "tab\tx", "null", "2021-01-01", "&amp; <b>", "{{ 7*7 }}", "#not a comment",
+])
+def test_front_matter_round_trips_any_text(value: str) -> None:
+    from generator.site import front_matter
+
+    text = front_matter(title=value, tags=[value, "b"])
+    assert text.startswith("---\n") and text.endswith("---\n")
+    assert yaml.safe_load(text[4:-4]) == {"title": value, "tags": [value, "b"]}
