@@ -135,7 +135,7 @@ def run_add(args: argparse.Namespace, today: str) -> int:
         raise DuplicateError(f"this paper is already in the corpus as {existing} (same {found.how}); "
                              f"edit that file instead", existing)
     paper = new_paper(raw, corpus.taxonomy, set(corpus.papers), today)
-    curated = []
+    curated: list[str] = []
     if args.topic is not None:
         paper.topics, curated = list(dict.fromkeys(args.topic)), [*curated, "topics"]
     if args.tag is not None:

@@ -61,7 +61,7 @@ def parse_hf_html(text: str, path: str) -> Page:
 
 
 def _props(soup: BeautifulSoup, target: str, path: str) -> dict[str, Any] | None:
-    node = soup.find(attrs={"data-target": target})
+    node = soup.select_one(f'[data-target="{target}"]')
     if not isinstance(node, Tag) or not node.get("data-props"):
         return None
     try:

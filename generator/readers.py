@@ -222,11 +222,11 @@ def hf_item_entry(item: Any, position: int, path: str) -> RawEntry:
         raise SourceError(path, "must be text", entry=label, field="paper.id")
     authors = []
     for j, author in enumerate(paper.get("authors") or []):
-        name = author.get("name") if isinstance(author, dict) else None
-        if not isinstance(name, str):
+        author_name = author.get("name") if isinstance(author, dict) else None
+        if not isinstance(author_name, str):
             raise SourceError(path, "must have a name", entry=label, field=f"paper.authors[{j}]")
-        if squash(name) and not (isinstance(author, dict) and author.get("hidden") is True):
-            authors.append(squash(name))
+        if squash(author_name) and not (isinstance(author, dict) and author.get("hidden") is True):
+            authors.append(squash(author_name))
     links = {}
     for kind, key in (("code", "githubRepo"), ("project", "projectPage")):
         url = paper.get(key)

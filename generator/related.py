@@ -54,7 +54,7 @@ def related_papers(papers: list[Paper], k: int = 5, min_score: float = 0.05) -> 
     # makes the product dense: dropping them makes 10,000 papers four times faster.
     common = max(2, int(MAX_DF * n))
     vocab = {term: i for i, term in enumerate(sorted(t for t, c in df.items() if c <= common))}
-    idf = np.array([math.log((1 + n) / (1 + df[t])) + 1.0 for t in sorted(vocab, key=vocab.get)])
+    idf = np.array([math.log((1 + n) / (1 + df[t])) + 1.0 for t in vocab])  # in index order
     rows, cols, vals = [], [], []
     for i, doc in enumerate(docs):
         for term, tf in doc.items():

@@ -9,13 +9,13 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote_plus
 
 import jinja2
+from markupsafe import Markup
 
 from .corpus import Corpus
 from .export import bibtex, to_csv, to_json
@@ -100,7 +100,7 @@ class Site:
             papers.sort(key=_title_order)
         self.related = related_papers(self.papers)
 
-    def _front_matter(self, **values: Any) -> trusted:  # type: ignore[valid-type]
+    def _front_matter(self, **values: Any) -> Markup:
         for key in ("title", "description", "feed_title"):
             if isinstance(values.get(key), str):
                 values[key] = html_attr(values[key])
@@ -234,7 +234,7 @@ def _title_order(paper: Paper) -> tuple[str, str]:
     return (paper.title.casefold(), paper.slug)
 
 
-def _search_url(title: str) -> Callable[[], str] | str:
+def _search_url(title: str) -> Markup:
     return external_url("https://arxiv.org/search/?searchtype=title&query=" + quote_plus(title))
 
 
