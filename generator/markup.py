@@ -75,8 +75,7 @@ def html_attr(text: str) -> str:
 
 
 _PRE = re.compile(r"(<(pre|textarea|script)\b.*?</\2>)", re.S | re.I)
-_INDENT = re.compile(r"\n[ \t]+")
-_BLANK = re.compile(r"\n{2,}")
+_INDENT = re.compile(r"\n[ \t\n]+")
 
 
 def dedent_html(html_text: str) -> str:
@@ -90,7 +89,7 @@ def dedent_html(html_text: str) -> str:
     for i, part in enumerate(parts):
         kind = i % 3
         if kind == 0:
-            out.append(_BLANK.sub("\n", _INDENT.sub("\n", part)))
+            out.append(_INDENT.sub("\n", part))
         elif kind == 1:
             out.append(part)
     return "".join(out)
