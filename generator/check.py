@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 from pathlib import Path
 
-from .corpus import Corpus, CorpusCache, load_corpus
+from .corpus import Corpus, CorpusCache, load_corpus, shown_path
 from .errors import CorpusError
 from .text import match_key
 
@@ -20,9 +20,7 @@ def check_corpus(root: Path, cache: CorpusCache | None = None) -> tuple[Corpus, 
 
 
 def _file(corpus: Corpus, rel: str) -> str:
-    import os
-
-    return os.path.relpath(corpus.root / rel)
+    return shown_path(corpus.root / rel)
 
 
 def vocabulary_problems(corpus: Corpus) -> list[CorpusError]:

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
-from .errors import CorpusError, SurveyError
+from .errors import SurveyError
 from .progress import Progress
 
 
@@ -225,4 +225,4 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "classify": cmd_classify, "quality": cmd_quality, "build": cmd_build, "add": cmd_add,
 }
 
-__all__ = ["CorpusError", "main"]
+__all__ = ["main"]

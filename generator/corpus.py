@@ -135,11 +135,6 @@ class Corpus:
                 out.setdefault(entry.paper, []).append((listing, pos))
         return out
 
-    def rel(self, path: Path) -> str:
-        try:
-            return str(path.relative_to(Path.cwd()))
-        except ValueError:
-            return str(path)
 
 
 class CorpusCache:
@@ -166,7 +161,6 @@ def load_corpus(
     root = Path(root)
     if not root.is_dir():
         raise SurveyError(f"{root}: no corpus folder here (use --corpus DIR)")
-    shown = lambda p: _shown(root, p)  # noqa: E731
 
     def fail(exc: CorpusError) -> None:
         if collect is None:
@@ -175,7 +169,7 @@ def load_corpus(
 
     taxonomy_path = root / "taxonomy.yaml"
     try:
-        taxonomy = Taxonomy.load(taxonomy_path, shown(taxonomy_path))
+        taxonomy = Taxonomy.load(taxonomy_path, shown_path(taxonomy_path))
     except CorpusError as exc:
         if collect is None:
             raise
@@ -185,7 +179,7 @@ def load_corpus(
 
     for kind, cls, target in (("papers", Paper, corpus.papers), ("listings", Listing, corpus.listings)):
         for path in _yaml_files(root / kind):
-            name = shown(path)
+            name = shown_path(path)
             try:
                 record = (cache.get(path, partial(_parse, path, name, cls)) if cache
                           else _parse(path, name, cls))
@@ -211,7 +205,8 @@ def _yaml_files(folder: Path) -> Iterator[Path]:
     return iter(sorted(p for p in folder.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file()))
 
 
-def _shown(root: Path, path: Path) -> str:
+def shown_path(path: Path) -> str:
+    """A path as messages show it: relative to the working directory where possible."""
     try:
         return os.path.relpath(path)
     except ValueError:
