@@ -69,19 +69,19 @@ sys.path.insert(0, str(SRC))
 
 import yaml  # noqa: E402
 
-from generator.check import (  # noqa: E402
+from generator.classify.rules import suggest  # noqa: E402
+from generator.core.text import match_key, slugify  # noqa: E402
+from generator.corpus.check import (  # noqa: E402
     check_corpus,
     duplicate_problems,
     listing_problems,
     vocabulary_problems,
 )
-from generator.classify import suggest  # noqa: E402
-from generator.corpus import listing_text, load_corpus, paper_text  # noqa: E402
-from generator.dedupe import Index  # noqa: E402
-from generator.model import Entry, Listing, Paper  # noqa: E402
-from generator.site import NavItem, Site  # noqa: E402
-from generator.taxonomy import Taxonomy  # noqa: E402
-from generator.text import match_key, slugify  # noqa: E402
+from generator.corpus.model import Entry, Listing, Paper  # noqa: E402
+from generator.corpus.store import listing_text, load_corpus, paper_text  # noqa: E402
+from generator.corpus.taxonomy import Taxonomy  # noqa: E402
+from generator.site.render import NavItem, Site  # noqa: E402
+from generator.sources.dedupe import Index  # noqa: E402
 
 # Targets (docs/benchmark.md): checked when the sizes they name were measured.
 TARGET_RATIO = 1.10          # full build / floor build, at 1k and at 10k papers
@@ -430,7 +430,7 @@ def generator_stages(corpus_dir: Path, templates: Path, runs: int) -> dict[str, 
     out["classify_s"], out["classify_runs"], _ = _timed(classify, runs)
 
     try:  # related papers (TF-IDF), computed when a Site is made; absent from older generators
-        from generator import related
+        from generator.site import related
     except ImportError:
         out["related_s"], out["related_runs"] = 0.0, []
     else:

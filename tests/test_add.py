@@ -12,7 +12,7 @@ import pytest
 from bs4 import BeautifulSoup
 from conftest import FIXTURES, ROOT, make_project, mkdocs_build, snapshot, survey
 
-from generator.corpus import load_corpus
+from generator.corpus.store import load_corpus
 
 
 @pytest.fixture()

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, survey
 
-from generator.corpus import listing_text, load_corpus, paper_text
-from generator.model import Paper
-from generator.text import slugify
+from generator.core.text import slugify
+from generator.corpus.model import Paper
+from generator.corpus.store import listing_text, load_corpus, paper_text
 
 
 def test_committed_corpus_passes_check() -> None:
@@ -40,7 +40,7 @@ def test_round_trip_is_byte_identical() -> None:
 ])
 def test_any_text_round_trips(text: str) -> None:
     paper = Paper(slug="x", title=text.strip(), abstract=(text.strip() + " ") * 20 + "end")
-    again = Paper.from_dict(__import__("generator.corpus", fromlist=["load_yaml"]).load_yaml(
+    again = Paper.from_dict(__import__("generator.core.yamlio", fromlist=["load_yaml"]).load_yaml(
         paper_text(paper), "x.yaml"), "x.yaml")
     assert again == paper
 

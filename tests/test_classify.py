@@ -11,11 +11,11 @@ import pytest
 import yaml
 from conftest import ROOT, survey
 
-from generator.classify import explain_lines, suggest
-from generator.corpus import load_corpus
-from generator.progress import Progress
-from generator.quality import evaluate_devset, load_devset
-from generator.taxonomy import Taxonomy
+from generator.classify.quality import evaluate_devset, load_devset
+from generator.classify.rules import explain_lines, suggest
+from generator.core.progress import Progress
+from generator.corpus.store import load_corpus
+from generator.corpus.taxonomy import Taxonomy
 
 CORPUS = load_corpus(ROOT / "corpus")
 TAX = CORPUS.taxonomy

@@ -14,10 +14,10 @@ import feedparser
 from bs4 import BeautifulSoup
 from conftest import ROOT, SEEDS, make_project, mkdocs_build, new_corpus, survey
 
-from generator.corpus import load_corpus, paper_text
-from generator.export import bibtex
-from generator.model import Paper
-from generator.related import related_papers
+from generator.corpus.export import bibtex
+from generator.corpus.model import Paper
+from generator.corpus.store import load_corpus, paper_text
+from generator.site.related import related_papers
 
 CORPUS = load_corpus(ROOT / "corpus")
 SITE_URL = "https://ml-systems-survey.github.io/survey/"

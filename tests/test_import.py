@@ -11,8 +11,8 @@ import pytest
 import yaml
 from conftest import FIXTURES, SEED_NAMES, SEEDS, import_seeds, new_corpus, snapshot, survey
 
-from generator.corpus import load_corpus
-from generator.text import match_key
+from generator.core.text import match_key
+from generator.corpus.store import load_corpus
 
 
 def raw_seed_titles() -> dict[str, list[str]]:

@@ -18,9 +18,9 @@ import yaml
 from bs4 import BeautifulSoup
 from conftest import ROOT, make_project, mkdocs_build, survey
 
-from generator.corpus import load_corpus
-from generator.linkcheck import check_site
-from generator.site import Site
+from generator.corpus.store import load_corpus
+from generator.site.linkcheck import check_site
+from generator.site.render import Site
 
 CORPUS = load_corpus(ROOT / "corpus")
 SITE_PATH = "/" + yaml.safe_load((ROOT / "mkdocs.yml").read_text())["site_url"].split("/", 3)[3]
@@ -187,8 +187,8 @@ def hostile_project(tmp_path: Path) -> tuple[Path, list[tuple[str, str, str]]]:
     corpus = tmp_path / "corpus"
     (corpus / "papers").mkdir(parents=True)
     shutil.copy(ROOT / "corpus" / "taxonomy.yaml", corpus)
-    from generator.corpus import paper_text
-    from generator.model import Paper
+    from generator.corpus.model import Paper
+    from generator.corpus.store import paper_text
 
     papers = []
     for i, text in enumerate(HOSTILE):
@@ -319,7 +319,7 @@ def test_theme_has_palette_toggle_and_instant_navigation(real_site: Path, page: 
     "it's", "tab\tx", "null", "2021-01-01", "&amp; <b>", "{{ 7*7 }}", "#not a comment",
 ])
 def test_front_matter_round_trips_any_text(value: str) -> None:
-    from generator.site import front_matter
+    from generator.site.render import front_matter
 
     text = front_matter(title=value, tags=[value, "b"])
     assert text.startswith("---\n") and text.endswith("---\n")

@@ -13,14 +13,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .classify import suggest
-from .corpus import Corpus, listing_text, paper_text, write_files
+from ..classify.rules import suggest
+from ..core.errors import SurveyError
+from ..core.text import match_key, slugify
+from ..corpus.model import Entry, Listing, Paper
+from ..corpus.store import Corpus, listing_text, paper_text, write_files
+from ..corpus.taxonomy import Taxonomy
 from .dedupe import Index
-from .errors import SurveyError
-from .model import Entry, Listing, Paper
 from .readers import FORMATS, RawEntry, Source, read_source
-from .taxonomy import Taxonomy
-from .text import match_key, slugify
 
 
 @dataclass

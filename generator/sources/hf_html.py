@@ -15,7 +15,7 @@ from typing import Any
 
 from bs4 import BeautifulSoup, Tag
 
-from .errors import SourceError
+from ..core.errors import SourceError
 
 _ARXIV_HREF = re.compile(r"arxiv\.org/(?:abs|pdf)/(\d{4}\.\d{4,5})(?:v\d+)?")
 _PAPER_HREF = re.compile(r"^(?:https://huggingface\.co)?/papers/(\d{4}\.\d{4,5})(?:v\d+)?$")

@@ -1,8 +1,7 @@
 """Reading and writing the corpus folder: papers/, listings/ and taxonomy.yaml.
 
-YAML is loaded safely (no Python objects), with libyaml's C parser when it is installed, and
-with scalars kept as text (an arXiv id such as 2104.07850 never turns into a number). Files are
-written in one canonical form, so load -> write gives the same bytes.
+Files are read and written through core.yamlio, in one canonical form, so load -> write gives
+the same bytes.
 """
 
 from __future__ import annotations
@@ -15,103 +14,10 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from .errors import CorpusError, SurveyError
+from ..core.errors import CorpusError, SurveyError
+from ..core.yamlio import dump_yaml, load_yaml, read_text
 from .model import Listing, Paper
 from .taxonomy import Taxonomy
-
-_BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_BaseDumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-
-
-class TextLoader(_BaseLoader):  # type: ignore[misc]
-    """Safe loader that resolves only null, booleans and integers; everything else stays text."""
-
-
-TextLoader.yaml_implicit_resolvers = {
-    first: [(tag, rx) for tag, rx in resolvers if tag.rsplit(":", 1)[-1] in ("null", "bool", "int")]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-
-
-def _no_duplicate_keys(loader: Any, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-    seen: dict[Any, Any] = {}
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node, deep=deep)
-        if key in seen:
-            mark = key_node.start_mark
-            raise yaml.constructor.ConstructorError(
-                None, None, f"the key {key!r} appears twice", mark
-            )
-        seen[key] = True
-    return loader.construct_mapping(node, deep=deep)  # type: ignore[no-any-return]
-
-
-TextLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _no_duplicate_keys)
-
-
-class CanonicalDumper(yaml.SafeDumper):
-    """Long one-line texts are folded (`>-`) so they stay readable and diff well."""
-
-
-def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
-    if len(value) > 72 and "\n" not in value and _folds_safely(value):
-        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=">")
-    return dumper.represent_scalar("tag:yaml.org,2002:str", value)
-
-
-def _folds_safely(value: str) -> bool:
-    out = yaml.dump({"v": value}, Dumper=_PlainDumper, default_style=">", width=WIDTH, allow_unicode=True)
-    try:
-        return bool(yaml.load(out, Loader=TextLoader)["v"] == value)
-    except yaml.YAMLError:
-        return False
-
-
-class _PlainDumper(yaml.SafeDumper):
-    pass
-
-
-CanonicalDumper.add_representer(str, _represent_str)
-WIDTH = 88
-
-
-def dump_yaml(data: Any) -> str:
-    return yaml.dump(
-        data, Dumper=CanonicalDumper, sort_keys=False, allow_unicode=True, width=WIDTH,
-        default_flow_style=False, indent=2,
-    )
-
-
-def load_yaml(text: str, path: str) -> Any:
-    try:
-        return yaml.load(text, Loader=TextLoader)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        problem = " ".join(str(exc.problem or exc.context or "malformed YAML").split())
-        if exc.context and exc.context_mark and exc.problem:
-            start = exc.context_mark
-            problem = (f"{' '.join(exc.context.split())} that starts at line {start.line + 1}, "
-                       f"column {start.column + 1}: {problem}")
-        raise CorpusError(
-            path, f"malformed YAML: {problem}",
-            line=mark.line + 1 if mark else None, column=mark.column + 1 if mark else None,
-        ) from None
-    except yaml.YAMLError as exc:
-        raise CorpusError(path, f"malformed YAML: {' '.join(str(exc).split())}") from None
-
-
-def read_text(path: Path, shown: str) -> str:
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise CorpusError(shown, f"cannot read: {exc.strerror}") from None
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise CorpusError(shown, f"not valid UTF-8 (byte {exc.start})") from None
-    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 @dataclass

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from .model import Paper
+from ..corpus.model import Paper
 
 ATOM = "http://www.w3.org/2005/Atom"
 LIMIT = 50

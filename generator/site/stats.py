@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .markup import md_text as escape
-from .model import Listing, Paper
+from ..corpus.model import Listing, Paper
 
 
 @dataclass(frozen=True)

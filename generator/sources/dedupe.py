@@ -16,8 +16,8 @@ import difflib
 from collections import Counter
 from dataclasses import dataclass
 
-from .model import Listing, Paper
-from .text import match_key, shingles
+from ..core.text import match_key, shingles
+from ..corpus.model import Listing, Paper
 
 SAME_ABSTRACT = 0.5
 SIMILAR_ABSTRACT = 0.2

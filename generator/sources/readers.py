@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import SourceError
-from .model import ARXIV_RE, URL_RE
-from .text import has_control, squash
+from ..core.errors import SourceError
+from ..core.text import has_control, squash
+from ..corpus.model import ARXIV_RE, URL_RE
 
 FORMATS = {
     "hf-text": "Hugging Face Papers listing (text)",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .taxonomy import Rule, Taxonomy
+from ..corpus.taxonomy import Rule, Taxonomy
 
 TITLE_FACTOR = 2
 REPEATED = 3

@@ -8,8 +8,8 @@ import json
 import unicodedata
 from typing import Any
 
-from .corpus import Corpus
 from .model import LINK_KINDS, Paper
+from .store import Corpus
 
 # List cells hold one item per line: no title, tag or name can contain a line break.
 SEP = "\n"

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from datetime import date as _date
 from typing import Any
 
-from .errors import CorpusError
-from .text import has_control, is_slug, squash
+from ..core.errors import CorpusError
+from ..core.text import has_control, is_slug, squash
 
 LINK_KINDS = ("paper", "pdf", "code", "project")
 CURATABLE = ("title", "abstract", "topics", "tags", "links")

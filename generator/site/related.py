@@ -14,7 +14,7 @@ from collections import Counter
 import numpy as np
 from scipy import sparse
 
-from .model import Paper
+from ..corpus.model import Paper
 
 _TOKEN = re.compile(r"[a-z][a-z0-9+#-]*[a-z0-9+#]|[a-z]")
 _STOP = frozenset((

@@ -17,15 +17,15 @@ from urllib.parse import quote_plus
 import jinja2
 from markupsafe import Markup
 
-from .corpus import Corpus
-from .export import bibtex, to_csv, to_json
+from ..corpus.store import Corpus
+from ..corpus.export import bibtex, to_csv, to_json
 from .feeds import atom_feed
 from .markup import external_url, finalize, html_attr, trusted
-from .model import Listing, Paper
+from ..corpus.model import Listing, Paper
 from .related import related_papers
 from .stats import Bar, bar_chart, heatmap, listing_sizes, topic_overlaps
-from .taxonomy import OTHER, Tag, Topic
-from .text import first_sentence
+from ..corpus.taxonomy import OTHER, Tag, Topic
+from ..core.text import first_sentence
 
 OTHER_TOPIC = Topic(
     id=OTHER, name="Other",
@@ -179,7 +179,7 @@ class Site:
 
     @staticmethod
     def format_name(source: str) -> str:
-        from .readers import FORMATS
+        from ..sources.readers import FORMATS
 
         return FORMATS.get(source, source)
 

@@ -9,8 +9,8 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
-from .errors import SurveyError
-from .progress import Progress
+from ..core.errors import SurveyError
+from ..core.progress import Progress
 
 
 def today() -> str:
@@ -67,7 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--site-url", help="the site's URL, for feeds (default: site_url of mkdocs.yml)")
     _corpus_arg(p)
 
-    from .add import add_arguments
+    from ..sources.add import add_arguments
 
     p = sub.add_parser("add", help="create a new paper file (from options, stdin, arXiv or an HF page)")
     add_arguments(p)
@@ -92,8 +92,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from .corpus import load_corpus
-    from .importer import Importer
+    from ..corpus.store import load_corpus
+    from ..sources.importer import Importer
 
     corpus = load_corpus(args.corpus)
     importer = Importer(corpus, today())
@@ -106,7 +106,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from .check import check_corpus
+    from ..corpus.check import check_corpus
 
     corpus, problems = check_corpus(Path(args.corpus))
     for problem in problems:
@@ -120,8 +120,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from .corpus import load_corpus
-    from .export import to_csv, to_json
+    from ..corpus.export import to_csv, to_json
+    from ..corpus.store import load_corpus
 
     corpus = load_corpus(args.corpus)
     text = to_json(corpus) if args.format == "json" else to_csv(corpus)
@@ -133,8 +133,8 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    from .classify import explain_lines, suggest
-    from .corpus import load_corpus
+    from ..classify.rules import explain_lines, suggest
+    from ..corpus.store import load_corpus
 
     corpus = load_corpus(args.corpus)
     paper = corpus.papers.get(args.slug)
@@ -154,8 +154,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def cmd_classify(args: argparse.Namespace) -> int:
-    from .classify import suggest
-    from .corpus import load_corpus, paper_text, write_files
+    from ..classify.rules import suggest
+    from ..corpus.store import load_corpus, paper_text, write_files
 
     corpus = load_corpus(args.corpus)
     changes = []
@@ -179,8 +179,8 @@ def cmd_classify(args: argparse.Namespace) -> int:
 
 
 def cmd_quality(args: argparse.Namespace) -> int:
-    from .corpus import load_corpus
-    from .quality import evaluate_devset, format_report, load_devset
+    from ..classify.quality import evaluate_devset, format_report, load_devset
+    from ..corpus.store import load_corpus
 
     corpus = load_corpus(args.corpus)
     devset = load_devset(Path(args.devset))
@@ -193,8 +193,8 @@ def cmd_quality(args: argparse.Namespace) -> int:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    from .corpus import load_corpus
-    from .site import Site
+    from ..corpus.store import load_corpus
+    from ..site.render import Site
 
     corpus = load_corpus(args.corpus)
     site = Site(corpus, Path(args.templates), site_url=args.site_url or _configured_site_url())
@@ -209,13 +209,13 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def _configured_site_url() -> str:
-    from .add import site_url
+    from ..sources.add import site_url
 
     return site_url()
 
 
 def cmd_add(args: argparse.Namespace) -> int:
-    from .add import run_add
+    from ..sources.add import run_add
 
     return run_add(args, today())
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import difflib
 from pathlib import Path
 
-from .corpus import Corpus, CorpusCache, load_corpus, shown_path
-from .errors import CorpusError
-from .text import match_key
+from ..core.errors import CorpusError
+from ..core.text import match_key
+from .store import Corpus, CorpusCache, load_corpus, shown_path
 
 
 def check_corpus(root: Path, cache: CorpusCache | None = None) -> tuple[Corpus, list[CorpusError]]:

@@ -18,13 +18,13 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files, InclusionLevel
 
-from .check import check_corpus
-from .corpus import CorpusCache
-from .errors import SurveyError
-from .markup import compact_html, dedent_html
-from .progress import Progress
-from .site import NavItem, Site, template_error
-from .taxonomy import Taxonomy
+from ..core.errors import SurveyError
+from ..core.progress import Progress
+from ..corpus.check import check_corpus
+from ..corpus.store import CorpusCache
+from ..corpus.taxonomy import Taxonomy
+from ..site.markup import compact_html, dedent_html
+from ..site.render import NavItem, Site, template_error
 
 log = logging.getLogger("mkdocs.plugins.survey")
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import CorpusError
+from ..core.errors import CorpusError
 
 TOPIC_ID_RE = re.compile(r"^[a-z][a-z0-9-]*$")
 TAG_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ./+()-]*$")
@@ -75,7 +75,7 @@ class Taxonomy:
 
     @classmethod
     def load(cls, path: Path, shown: str) -> Taxonomy:
-        from .corpus import load_yaml, read_text
+        from ..core.yamlio import load_yaml, read_text
 
         if not path.exists():
             raise CorpusError(shown, "the taxonomy file is missing")

@@ -9,9 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .classify import suggest
-from .corpus import Corpus, load_yaml, read_text
-from .errors import CorpusError
+from ..core.errors import CorpusError
+from ..core.yamlio import load_yaml, read_text
+from ..corpus.store import Corpus
+from .rules import suggest
 
 
 @dataclass

@@ -15,14 +15,15 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from .check import duplicate_problems, vocabulary_problems
-from .corpus import load_corpus, load_yaml, paper_text, write_files
+from ..core.errors import DuplicateError, OfflineError, SurveyError
+from ..core.text import squash
+from ..core.yamlio import load_yaml
+from ..corpus.check import duplicate_problems, vocabulary_problems
+from ..corpus.model import ARXIV_RE, CURATABLE, Paper
+from ..corpus.store import load_corpus, paper_text, write_files
 from .dedupe import Index
-from .errors import DuplicateError, OfflineError, SurveyError
 from .importer import new_paper
-from .model import ARXIV_RE, CURATABLE, Paper
 from .readers import RawEntry, read_source
-from .text import squash
 
 ARXIV_API = "https://export.arxiv.org/api/query"
 TIMEOUT = 20
