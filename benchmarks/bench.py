@@ -16,7 +16,7 @@ into a temporary folder and measures:
   subprocess; the medians are reported, with each build's own peak resident memory (read with
   os.wait4 for that one child, so earlier builds do not leak into it);
 - site bytes per paper (the whole site folder of the full build / N) and search-index bytes
-  per paper (site/search/search_index.json / N).
+  per paper (the Pagefind index, site/pagefind/, / N).
 
     python benchmarks/bench.py --sizes 1000 3000 10000 --runs 3 --json out.json
     python benchmarks/bench.py --quick          # 1000 papers, one build of each: a smoke test
@@ -518,8 +518,8 @@ def make_projects(work: Path, corpus_dir: Path) -> tuple[Path, Path]:
                          if not (p == "survey" or (isinstance(p, dict) and "survey" in p))]
     site = make_site(load_corpus(full / "corpus"), full / "templates")
     config["nav"] = _nav_data(site.nav(), config.get("nav"))
-    # The plugin marks papers/* and tags/* (but not tags/index.md) as not in the nav.
-    config["not_in_nav"] = "papers/\ntags/*.md\n!tags/index.md\n"
+    # The plugin keeps every page out of the nav but the ones its nav lists.
+    config["not_in_nav"] = "papers/\ntags/\n!tags/index.md\ntopics/*/\nlistings/*/\nsearch.md\n"
     (floor / "mkdocs.yml").write_text(
         yaml.safe_dump(config, sort_keys=False, allow_unicode=True, width=10**9), encoding="utf-8")
     return full, floor
@@ -579,7 +579,7 @@ def measure_size(n: int, args: argparse.Namespace) -> dict[str, Any]:
         site_full, site_floor = work / "site-full", work / "site-floor"
         site_bytes = _tree_bytes(site_full)
         theme_bytes = _tree_bytes(site_full / "assets")  # the theme's CSS, JS and fonts: fixed
-        search_bytes = (site_full / "search" / "search_index.json").stat().st_size
+        search_bytes = _tree_bytes(site_full / "pagefind")
         html_full = sum(1 for _ in site_full.rglob("*.html"))
         html_floor = sum(1 for _ in site_floor.rglob("*.html"))
         if html_full != html_floor:

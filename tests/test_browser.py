@@ -28,6 +28,8 @@ import pytest
 import yaml
 from conftest import ROOT, mkdocs_build
 
+from generator.corpus.store import load_corpus
+
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, BrowserContext, Locator, Page
 
@@ -49,6 +51,7 @@ LOCAL_HOSTS = {"127.0.0.1", "localhost", "[::1]", "::1"}
 # Known 404s, each with its reason; none at present. (Material fetches a sitemap.xml beside
 # every <link rel="alternate">: the Atom feeds sit at the site root, beside the real sitemap.)
 KNOWN_404: set[str] = set()
+CORPUS_PAPERS = list(load_corpus(ROOT / "corpus").papers.values())
 
 
 def chromium_path() -> Path | None:
@@ -350,7 +353,7 @@ def test_home_topic_paper_listing_tag_and_back(site_base: str, desktop: Tab) -> 
     landed(tab, site_base, f"papers/{ZERO}/", ZERO_TITLE)
 
     # paper -> one of its tags, by the chip at the top of the page
-    chip = page.locator("article nav.md-tags a.md-tag").first
+    chip = page.locator("article .md-tags a.md-tag").first
     tag_name = chip.inner_text().strip()
     tag_path, _ = target(site_base, chip)
     chip.click()
@@ -365,26 +368,91 @@ def test_home_topic_paper_listing_tag_and_back(site_base: str, desktop: Tab) -> 
 
 
 @pytest.mark.slow
-def test_search_finds_a_paper_and_opens_it(site_base: str, desktop: Tab) -> None:
+def test_search_finds_a_paper_by_a_word_of_its_abstract(site_base: str, desktop: Tab) -> None:
     tab, page = desktop, desktop.page
     goto(tab, site_base)
     mark_document(page)
-    box = page.locator("input.md-search__input")
-    box.click()
-    # The worker builds its index from search_index.json first (slow on a busy 2-core machine)
-    meta = page.locator(".md-search-result__meta")
-    page.wait_for_function("() => document.querySelector('.md-search-result__meta').innerText"
-                           " !== 'Initializing search'", timeout=60_000)
-    box.press_sequentially("ZeRO-Infinity", delay=20)  # Material queries on keyup, not on input
-    # the paper comes first once the whole query is typed (partial queries rank it lower)
-    result = page.locator(".md-search-result__list > li:first-child > "
-                          f"a.md-search-result__link[href*='papers/{ZERO}/']")
-    result.first.wait_for(state="visible", timeout=30_000)
-    assert "matching document" in meta.inner_text()
-    assert ZERO_TITLE in result.first.inner_text()
-    result.first.click()
+    page.keyboard.press("/")  # focuses the header's box from anywhere
+    box = page.locator("[data-survey-search] input[name=q]")
+    page.wait_for_function("document.activeElement && document.activeElement.name === 'q'")
+    assert page.evaluate("document.getElementById('__search').checked")
+    box.press_sequentially("NVMe", delay=20)  # in ZeRO-Infinity's abstract, not in its title
+    result = page.locator(f"#survey-quick-results a[href*='papers/{ZERO}/']")
+    result.wait_for(state="visible")
+    item = result.locator("xpath=ancestor::li[1]")
+    assert ZERO_TITLE in item.inner_text() and "Parallelism" in item.inner_text()
+    assert item.locator("mark", has_text=re.compile("^NVMe$", re.I)).count() >= 1
+    # arrows then Enter open the chosen result, by instant navigation
+    links = page.locator("#survey-quick-results a")
+    hrefs = [links.nth(i).get_attribute("href") or "" for i in range(links.count())]
+    position = next(i for i, href in enumerate(hrefs) if f"papers/{ZERO}/" in href)
+    for _ in range(position + 1):
+        page.keyboard.press("ArrowDown")
+    page.keyboard.press("Enter")
     landed(tab, site_base, f"papers/{ZERO}/", ZERO_TITLE)
     assert still_same_document(page)
+    assert not page.evaluate("document.getElementById('__search').checked")
+    assert not [u for u in tab.external if "search_index" in u]
+    tab.assert_clean()
+
+
+def result_count(page: Page) -> int:
+    status = page.locator(".survey-search__status").inner_text()
+    match = re.match(r"(\d+) papers?", status)
+    assert match, status
+    return int(match.group(1))
+
+
+@pytest.mark.slow
+def test_a_filter_narrows_the_results_and_its_url_reloads_the_view(site_base: str, desktop: Tab) -> None:
+    tab, page = desktop, desktop.page
+    goto(tab, site_base + "search/?q=pipeline")
+    page.locator(".survey-result__link").first.wait_for()
+    everything = result_count(page)
+    serving = page.locator(".survey-facet input[name=topic][value=Serving]")
+    expected = int(serving.locator("xpath=following-sibling::span[2]").inner_text())
+    assert 0 < expected < everything
+    serving.check()
+    page.wait_for_url(re.compile(r"[?&]topic=Serving"))
+    status = "parseInt(document.querySelector('.survey-search__status').innerText)"
+    page.wait_for_function(f"(n) => {status} === n", arg=expected)
+    for link in page.locator(".survey-result__link").all():
+        assert "Serving" in link.locator(".survey-result__facts").inner_text()
+    shared = page.url
+    assert "q=pipeline" in shared
+    page.reload()
+    page.locator(".survey-result__link").first.wait_for()
+    assert page.locator("#survey-search-query").input_value() == "pipeline"
+    assert page.locator(".survey-facet input[name=topic][value=Serving]").is_checked()
+    assert result_count(page) == expected
+    # browsing: no words, one filter, with counts on every facet
+    goto(tab, site_base + "search/?topic=Kernels")
+    page.locator(".survey-result__link").first.wait_for()
+    assert result_count(page) == len([p for p in CORPUS_PAPERS if "kernels" in p.topics])
+    assert page.locator(".survey-facet__count").count() > 4
+    tab.assert_clean()
+
+
+@pytest.mark.slow
+def test_a_topic_in_parts_links_them_and_old_entry_links_land(site_base: str, desktop: Tab) -> None:
+    tab, page = desktop, desktop.page
+    goto(tab, site_base + "topics/other/")
+    mark_document(page)
+    page.locator(".survey-pager a", has_text="Next").first.click()
+    landed(tab, site_base, "topics/other/2/", "Other")
+    assert still_same_document(page)
+    first_here = page.locator("article li > a[href*='/papers/']").first.get_attribute("href")
+    page.locator(".survey-pager a", has_text=re.compile(r"^1$")).first.click()
+    landed(tab, site_base, "topics/other/", "Other")
+    assert page.locator(f"article li > a[href='{first_here}']").count() == 0
+    # a link from before the split: entry 150 now lives on the listing's second page
+    listing = "listings/parallel-and-distributed-ml-systems-hf-papers/"
+    goto(tab, site_base + listing + "#entry-150")
+    page.wait_for_url(re.compile(re.escape(listing) + "2/#entry-150$"))
+    page.locator("#entry-150").wait_for(state="attached")
+    number = page.evaluate("""() => { const li = document.getElementById('entry-150').closest('li');
+        const ol = li.parentElement; return Number(ol.start) + [...ol.children].indexOf(li); }""")
+    assert number == 150
     tab.assert_clean()
 
 
@@ -415,7 +483,8 @@ def test_palette_toggle_switches_and_is_remembered(site_base: str, desktop: Tab)
 # --- phone -------------------------------------------------------------------------------------
 
 PHONE_PAGES = [
-    "", "topics/parallelism/", "topics/kernels/", "topics/other/", f"papers/{ZERO}/",
+    "", "search/?q=memory", "topics/", "listings/", "topics/other/2/",
+    "topics/parallelism/", "topics/kernels/", "topics/other/", f"papers/{ZERO}/",
     "listings/parallel-and-distributed-ml-systems-hf-papers/", "tags/", "tags/zero-sharding/",
     "statistics/", "contributing/", "schema/", "about/",
 ]
@@ -504,7 +573,8 @@ def test_hostile_titles_and_abstracts_render_literally(
 
 # --- accessibility -----------------------------------------------------------------------------
 
-AXE_PAGES = {"home": "", "topic": "topics/serving/", "paper": f"papers/{ZERO}/", "tag-index": "tags/"}
+AXE_PAGES = {"home": "", "topic": "topics/serving/", "paper": f"papers/{ZERO}/", "tag-index": "tags/",
+             "topic-part": "topics/other/2/", "search": "search/?q=memory&topic=Serving"}
 SERIOUS = {"serious", "critical"}
 # (rule id, axe's selector of the node): violations in Material's own markup that neither our
 # templates nor our stylesheet can fix (an accessible name cannot come from CSS). Each says why.
@@ -542,6 +612,8 @@ def test_no_serious_accessibility_violations(site_base: str, chromium: Browser, 
     with open_tab(chromium, color_scheme=dark) as tab:
         goto(tab, site_base + path)
         tab.page.wait_for_load_state("networkidle")
+        if path.startswith("search/"):
+            tab.page.locator(".survey-result__link").first.wait_for()
         assert scheme(tab.page) == scheme_name
         found = serious_violations(tab.page)
         assert found == [], "\n".join(found)

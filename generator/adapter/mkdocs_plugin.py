@@ -23,8 +23,9 @@ from ..core.progress import Progress
 from ..corpus.check import check_corpus
 from ..corpus.store import CorpusCache
 from ..corpus.taxonomy import Taxonomy
-from ..site.markup import compact_html, dedent_html
+from ..site.markup import compact_html, dedent_html, number_lists
 from ..site.render import NavItem, Site, template_error
+from ..site.search import build_index
 
 log = logging.getLogger("mkdocs.plugins.survey")
 
@@ -33,6 +34,7 @@ class SurveyConfig(Config):
     corpus = opt.Type(str, default="corpus")
     templates = opt.Type(str, default="templates")
     nav = opt.Type(bool, default=True)
+    search_index = opt.Type(bool, default=True)
 
 
 # `mkdocs serve` loads the configuration, and so a new plugin, for every rebuild: the parsed
@@ -50,7 +52,6 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
         base = os.path.dirname(config.config_file_path or os.path.abspath("mkdocs.yml"))
         return os.path.normpath(os.path.join(base, value))
 
-    @event_priority(100)  # Run first: the tags plugin reads the allowed tags in its own on_config.
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         self.corpus_dir = self._path(config, self.config.corpus)
         self.templates_dir = self._path(config, self.config.templates)
@@ -58,12 +59,11 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
             if not os.path.isdir(path):
                 raise PluginError(f"survey: the {name} folder {path!r} does not exist")
         self.cache = _CACHES.setdefault(self.corpus_dir, CorpusCache())
-        try:
-            taxonomy = Taxonomy.load(Path(self.corpus_dir) / "taxonomy.yaml",
+        try:  # a broken taxonomy stops the build here, with its one-line message
+            Taxonomy.load(Path(self.corpus_dir) / "taxonomy.yaml",
                                      os.path.relpath(Path(self.corpus_dir) / "taxonomy.yaml"))
         except SurveyError as exc:
             raise PluginError(f"survey: {exc}") from None
-        self._allow_tags(config, [t.name for t in taxonomy.tags])
         return config
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
@@ -89,15 +89,15 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
                 raise PluginError(f"survey: {template_error(exc)}") from None
             raise
         self.site = site
-        edit = site.edit_targets()
-        hidden = ("papers/", "tags/")
+        edit = site.edit_targets(pages)
+        in_nav = site.nav_paths() if self.config.nav else set()
         for path in sorted(pages):
             if files.get_file_from_path(path) is not None:
                 raise PluginError(f"survey: docs/{path} would hide the generated page {path}; "
                                   f"rename or remove it")
-            inclusion = (InclusionLevel.NOT_IN_NAV
-                         if path.startswith(hidden) and path != "tags/index.md"
-                         else InclusionLevel.UNDEFINED)
+            # Paper, tag and list-part pages stay out of the navigation, which would otherwise
+            # grow with the corpus on every page.
+            inclusion = InclusionLevel.UNDEFINED if path in in_nav else InclusionLevel.NOT_IN_NAV
             file = File.generated(config, path, content=pages[path], inclusion=inclusion)
             target = edit.get(path)
             # edit_uri points into docs/; the page's source lives beside docs/ in the repository.
@@ -113,26 +113,27 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
         return files
 
     def on_page_content(self, html: str, *, page: Any, config: MkDocsConfig, files: Files) -> str:
-        return compact_html(html)
+        return number_lists(compact_html(html))
 
     def on_post_page(self, output: str, *, page: Any, config: MkDocsConfig) -> str:
         self.pages_done += 1
         self.progress(self.pages_done, self.pages_total)
         return dedent_html(output)
 
+    @event_priority(-100)  # Run last: index the site as every other plugin left it.
+    def on_post_build(self, *, config: MkDocsConfig) -> None:
+        if not self.config.search_index:
+            return
+        try:
+            summary = build_index(Path(config.site_dir))
+        except SurveyError as exc:
+            raise PluginError(f"survey: {exc}") from None
+        log.info(f"survey: search index written to pagefind/ ({summary})")
+
     def on_serve(self, server: Any, config: MkDocsConfig, builder: Any) -> Any:
         server.watch(self.corpus_dir)
         server.watch(self.templates_dir)
         return server
-
-    @staticmethod
-    def _allow_tags(config: MkDocsConfig, names: list[str]) -> None:
-        """Restrict Material's tags plugin to the corpus vocabulary."""
-        for key, plugin in config.plugins.items():
-            if key.split(" #")[0] in ("material/tags", "tags") and hasattr(plugin, "config"):
-                from material.plugins.tags.structure.tag import Tag
-
-                plugin.config.tags_allowed = {Tag(n) for n in names}
 
 
 def _nav(generated: list[NavItem], configured: Any) -> list[Any]:

@@ -93,3 +93,15 @@ def dedent_html(html_text: str) -> str:
         elif kind == 1:
             out.append(part)
     return "".join(out)
+
+
+_ENTRY_LIST = re.compile(r'<ol>(\s*<li>\s*<a id="entry-(\d+)")')
+
+
+def number_lists(html_text: str) -> str:
+    """A listing's later parts start at their first entry's number (`101.` in the Markdown).
+
+    CommonMark keeps a list's first number; Python-Markdown restarts at 1 unless told.
+    """
+    return _ENTRY_LIST.sub(lambda m: m.group(0) if m.group(2) == "1" else f'<ol start="{m.group(2)}">{m.group(1)}',
+                           html_text)

@@ -21,6 +21,7 @@ from ..corpus.store import Corpus
 from ..corpus.export import bibtex, to_csv, to_json
 from .feeds import atom_feed
 from .markup import external_url, finalize, html_attr, trusted
+from .parts import Order, entry_part, orders_for, part_path, relative, sort_papers, split, title_order
 from ..corpus.model import Listing, Paper
 from .related import related_papers
 from .stats import Bar, bar_chart, heatmap, listing_sizes, topic_overlaps
@@ -97,7 +98,7 @@ class Site:
             for tag in paper.tags:
                 self.by_tag[tag].append(paper)
         for papers in (*self.by_topic.values(), *self.by_tag.values()):
-            papers.sort(key=_title_order)
+            papers.sort(key=title_order)
         self.related = related_papers(self.papers)
 
     def _front_matter(self, **values: Any) -> Markup:
@@ -110,23 +111,46 @@ class Site:
         out: dict[str, str] = {}
         render = self._render
         out["index.md"] = render("home.md.j2", home=True)
+        out["topics/index.md"] = render("topics.md.j2")
         for topic in self.topics:
-            out[f"topics/{topic.id}.md"] = render("topic.md.j2", topic=topic,
-                                                  papers=self.by_topic[topic.id])
+            out.update(self._paper_list("topic.md.j2", f"topics/{topic.id}",
+                                        self.by_topic[topic.id], topic=topic))
+        out["listings/index.md"] = render("listings.md.j2")
         for listing in self.listings:
-            out[f"listings/{listing.slug}.md"] = render("listing.md.j2", listing=listing,
-                                                        rows=self._listing_rows(listing))
+            for part in split(self._listing_rows(listing), f"listings/{listing.slug}"):
+                out[part.path] = render("listing.md.j2", listing=listing, part=part)
         out["statistics.md"] = render("statistics.md.j2", stats=self.statistics())
+        out["search.md"] = render("search.md.j2")
         out["tags/index.md"] = render("tags.md.j2")
         for tag in self.corpus.taxonomy.tags:
-            out[f"tags/{tag.id}.md"] = render("tag.md.j2", tag=tag, papers=self.by_tag[tag.id])
+            out.update(self._paper_list("tag.md.j2", f"tags/{tag.id}", self.by_tag[tag.id], tag=tag))
         paper_template = self.env.get_template("paper.md.j2")
         for paper in self.papers:
             out[f"papers/{paper.slug}.md"] = paper_template.render(
-                self._context(), paper=paper, listed=self.listings_of.get(paper.slug, []),
+                self._context(), paper=paper,
+                listed=[(li, pos, self.entry_link(f"papers/{paper.slug}.md", li, pos))
+                        for li, pos in self.listings_of.get(paper.slug, [])],
                 related=[self.corpus.papers[s] for s in self.related.get(paper.slug, [])],
                 bibtex=bibtex(paper))
         return out
+
+    def _paper_list(self, template: str, base: str, papers: list[Paper], **context: Any) -> dict[str, str]:
+        """A list of papers in parts of 100, once per order the reader can choose."""
+        out: dict[str, str] = {}
+        orders = orders_for(papers)
+        for order in orders:
+            order_base = f"{base}/{order.key}" if order.key else base
+            for part in split(sort_papers(papers, order), order_base):
+                switch = [(o.label, None if o is order else relative(part.path, part_path(
+                    f"{base}/{o.key}" if o.key else base, 1))) for o in orders]
+                out[part.path] = self._render(template, papers=papers, part=part, order=order,
+                                              switch=switch, **context)
+        return out
+
+    def entry_link(self, from_path: str, listing: Listing, position: int) -> str:
+        """A link from a page to one entry of a listing, on the part of the listing that holds it."""
+        target = part_path(f"listings/{listing.slug}", entry_part(position))
+        return f"{relative(from_path, target)}#entry-{position}"
 
     def files(self) -> dict[str, str]:
         """The other generated files: Atom feeds and the corpus exports."""
@@ -168,6 +192,9 @@ class Site:
     def topic_name(self, topic_id: str) -> str:
         return next(t.name for t in self.topics if t.id == topic_id)
 
+    def topic_names(self, topic_ids: list[str]) -> list[str]:
+        return [self.topic_name(t) for t in topic_ids] or ["Other"]
+
     def tag_names(self, tag_ids: list[str]) -> list[str]:
         return [self.tags[t].name for t in tag_ids]
 
@@ -186,16 +213,34 @@ class Site:
     def nav(self) -> list[NavItem]:
         return [
             NavItem("Home", "index.md"),
-            NavItem("Topics", None, tuple(NavItem(t.name, f"topics/{t.id}.md") for t in self.topics)),
-            NavItem("Listings", None, tuple(NavItem(li.name, f"listings/{li.slug}.md")
-                                            for li in self.listings)),
+            NavItem("Topics", None, (NavItem("All topics", "topics/index.md"),
+                                     *(NavItem(t.name, f"topics/{t.id}.md") for t in self.topics))),
+            NavItem("Listings", None, (NavItem("All listings", "listings/index.md"),
+                                       *(NavItem(li.name, f"listings/{li.slug}.md") for li in self.listings))),
             NavItem("Tags", "tags/index.md"),
             NavItem("Statistics", "statistics.md"),
         ]
 
-    def edit_targets(self) -> dict[str, str]:
+    def nav_paths(self) -> set[str]:
+        paths: set[str] = set()
+        todo = list(self.nav())
+        while todo:
+            item = todo.pop()
+            if item.path:
+                paths.add(item.path)
+            todo.extend(item.children)
+        return paths
+
+    def edit_targets(self, pages: dict[str, str] | None = None) -> dict[str, str]:
         """For each generated page, the corpus or template file a person edits to change it."""
         out = {f"papers/{p.slug}.md": f"corpus/{p.file}" for p in self.papers}
+        for path in pages or {}:
+            kind, _, rest = path.partition("/")
+            name = rest.split("/")[0].removesuffix(".md")
+            if kind == "listings" and name in self.corpus.listings:
+                out[path] = f"corpus/{self.corpus.listings[name].file}"
+            elif kind in ("topics", "tags"):
+                out[path] = "corpus/taxonomy.yaml"
         out.update({f"listings/{li.slug}.md": f"corpus/{li.file}" for li in self.listings})
         out.update({f"topics/{t.id}.md": "corpus/taxonomy.yaml" for t in self.topics})
         out.update({f"tags/{t.id}.md": "corpus/taxonomy.yaml" for t in self.corpus.taxonomy.tags})
@@ -224,14 +269,13 @@ class Site:
         rows = []
         for position, entry in enumerate(listing.entries, 1):
             paper = self.corpus.papers[entry.paper]
-            elsewhere = [(li, pos) for li, pos in self.listings_of.get(entry.paper, [])
+            here = part_path(f"listings/{listing.slug}", entry_part(position))
+            elsewhere = [(li, pos, f"#entry-{pos}" if (li.slug, entry_part(pos)) == (
+                              listing.slug, entry_part(position)) else self.entry_link(here, li, pos))
+                         for li, pos in self.listings_of.get(entry.paper, [])
                          if not (li.slug == listing.slug and pos == position)]
             rows.append({"position": position, "entry": entry, "paper": paper, "elsewhere": elsewhere})
         return rows
-
-
-def _title_order(paper: Paper) -> tuple[str, str]:
-    return (paper.title.casefold(), paper.slug)
 
 
 def _search_url(title: str) -> Markup:
