@@ -1,7 +1,7 @@
-"""Atom feeds of recently added papers: one for the whole survey, one per topic.
+"""Atom feeds of the newest papers: one for the whole survey, one per topic and one per tag.
 
-"Recently added" is the `added` date recorded in each paper file. Built with ElementTree, so
-every text is escaped as XML requires.
+A paper is placed by its publication `date` when the file has one, else by the day it was
+`added` to the corpus. Built with ElementTree, so every text is escaped as XML requires.
 """
 
 from __future__ import annotations
@@ -15,16 +15,28 @@ LIMIT = 50
 _EPOCH = "1970-01-01"
 
 
+def _day(value: str | None) -> str:
+    """A full day from YYYY, YYYY-MM or YYYY-MM-DD (the first day of the year or month)."""
+    if not value:
+        return _EPOCH
+    return value + "-01-01"[len(value) - 4:] if len(value) < 10 else value
+
+
 def _stamp(day: str | None) -> str:
-    return f"{day or _EPOCH}T00:00:00Z"
+    return f"{_day(day)}T00:00:00Z"
+
+
+def when(paper: Paper) -> str:
+    """The day a paper counts as new: its publication date when known, else when it was added."""
+    return _day(paper.date or paper.added)
 
 
 def recent(papers: list[Paper], limit: int = LIMIT) -> list[Paper]:
-    return sorted(papers, key=lambda p: (p.added or _EPOCH, p.slug), reverse=True)[:limit]
+    return sorted(papers, key=lambda p: (when(p), p.slug), reverse=True)[:limit]
 
 
 def atom_feed(*, title: str, feed_path: str, page_path: str, site_url: str, papers: list[Paper],
-              topic_names: dict[str, str]) -> str:
+              topic_names: dict[str, str], author: str) -> str:
     """An Atom 1.0 document; `site_url` ends with a slash, paths are relative to it."""
     ET.register_namespace("", ATOM)
     entries = recent(papers)
@@ -38,15 +50,17 @@ def atom_feed(*, title: str, feed_path: str, page_path: str, site_url: str, pape
     feed = ET.Element(f"{{{ATOM}}}feed")
     el(feed, "id", site_url + feed_path)
     el(feed, "title", title)
-    el(feed, "updated", _stamp(max((p.added or _EPOCH for p in entries), default=None)))
+    el(feed, "updated", _stamp(max((max(when(p), _day(p.added)) for p in entries), default=None)))
     el(feed, "link", rel="self", type="application/atom+xml", href=site_url + feed_path)
     el(feed, "link", rel="alternate", type="text/html", href=site_url + page_path)
-    el(el(feed, "author"), "name", "ML Systems Survey")
+    el(el(feed, "author"), "name", author)
     for paper in entries:
         entry = el(feed, "entry")
         el(entry, "id", site_url + paper.path)
         el(entry, "title", paper.title)
-        el(entry, "updated", _stamp(paper.added))
+        el(entry, "updated", _stamp(max(when(paper), _day(paper.added))))
+        if paper.date:
+            el(entry, "published", _stamp(paper.date))
         el(entry, "link", rel="alternate", type="text/html", href=site_url + paper.path)
         for name in paper.authors:
             el(el(entry, "author"), "name", name)
