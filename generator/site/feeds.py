@@ -1,7 +1,8 @@
 """Atom feeds of the newest papers: one for the whole survey, one per topic and one per tag.
 
-A paper is placed by its publication `date` when the file has one, else by the day it was
-`added` to the corpus. Built with ElementTree, so every text is escaped as XML requires.
+Newest first: by the day a paper was `added` to the corpus (what a subscriber has not seen
+yet), and among papers added the same day (a whole import) by the paper's publication `date`,
+undated papers last. Built with ElementTree, so every text is escaped as XML requires.
 """
 
 from __future__ import annotations
@@ -26,13 +27,8 @@ def _stamp(day: str | None) -> str:
     return f"{_day(day)}T00:00:00Z"
 
 
-def when(paper: Paper) -> str:
-    """The day a paper counts as new: its publication date when known, else when it was added."""
-    return _day(paper.date or paper.added)
-
-
 def recent(papers: list[Paper], limit: int = LIMIT) -> list[Paper]:
-    return sorted(papers, key=lambda p: (when(p), p.slug), reverse=True)[:limit]
+    return sorted(papers, key=lambda p: (_day(p.added), p.date and _day(p.date) or "", p.slug), reverse=True)[:limit]
 
 
 def atom_feed(*, title: str, feed_path: str, page_path: str, site_url: str, papers: list[Paper],
@@ -50,7 +46,7 @@ def atom_feed(*, title: str, feed_path: str, page_path: str, site_url: str, pape
     feed = ET.Element(f"{{{ATOM}}}feed")
     el(feed, "id", site_url + feed_path)
     el(feed, "title", title)
-    el(feed, "updated", _stamp(max((max(when(p), _day(p.added)) for p in entries), default=None)))
+    el(feed, "updated", _stamp(max((p.added or _EPOCH for p in entries), default=None)))
     el(feed, "link", rel="self", type="application/atom+xml", href=site_url + feed_path)
     el(feed, "link", rel="alternate", type="text/html", href=site_url + page_path)
     el(el(feed, "author"), "name", author)
@@ -58,7 +54,7 @@ def atom_feed(*, title: str, feed_path: str, page_path: str, site_url: str, pape
         entry = el(feed, "entry")
         el(entry, "id", site_url + paper.path)
         el(entry, "title", paper.title)
-        el(entry, "updated", _stamp(max(when(paper), _day(paper.added))))
+        el(entry, "updated", _stamp(paper.added))
         if paper.date:
             el(entry, "published", _stamp(paper.date))
         el(entry, "link", rel="alternate", type="text/html", href=site_url + paper.path)
