@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +17,8 @@ import yaml
 from generator.corpus.store import load_corpus
 from generator.site.render import NavItem
 
-from .snapshot import SRC, _env
+from .progress import say
+from .snapshot import SRC, subprocess_env
 from .stages import make_site
 
 
@@ -47,10 +50,10 @@ def make_projects(work: Path, corpus_dir: Path) -> tuple[Path, Path]:
     cmd = [sys.executable, "-m", "generator", "build", "--out", str(floor / "docs"),
            "--corpus", str(full / "corpus"), "--templates", str(full / "templates")]
     build_help = subprocess.run([sys.executable, "-m", "generator", "build", "--help"],
-                                capture_output=True, text=True, cwd=SRC, env=_env()).stdout
+                                capture_output=True, text=True, cwd=SRC, env=subprocess_env()).stdout
     if "--site-url" in build_help and config.get("site_url"):
         cmd += ["--site-url", config["site_url"]]
-    result = subprocess.run(cmd, capture_output=True, text=True, cwd=full, env=_env())
+    result = subprocess.run(cmd, capture_output=True, text=True, cwd=full, env=subprocess_env())
     if result.returncode != 0:
         raise SystemExit(f"bench: survey build failed:\n{result.stdout}{result.stderr}")
     config["plugins"] = [p for p in config["plugins"]
@@ -68,7 +71,7 @@ def mkdocs_build(project: Path, site: Path, log: Path) -> dict[str, Any]:
     """One `mkdocs build` in a fresh subprocess: wall time, its own peak RSS, warnings."""
     if site.exists():
         shutil.rmtree(site)
-    env = _env()
+    env = subprocess_env()
     cmd = [sys.executable, "-m", "mkdocs", "build", "--site-dir", str(site)]
     load_before = os.getloadavg()[0]  # other work on the machine shows here
     with open(log, "w", encoding="utf-8") as fh:
@@ -83,3 +86,51 @@ def mkdocs_build(project: Path, site: Path, log: Path) -> dict[str, Any]:
     warnings = [line for line in text.splitlines() if line.startswith("WARNING")]
     return {"seconds": seconds, "cpu_s": usage.ru_utime + usage.ru_stime,
             "peak_mb": usage.ru_maxrss / 1024, "load_before": load_before, "warnings": warnings}
+
+
+@dataclass(frozen=True)
+class Built:
+    """A corpus after its builds: the two projects and the sites they built last."""
+
+    papers: int
+    full: Path
+    floor: Path
+    site_full: Path
+    site_floor: Path
+
+
+def full_and_floor(work: Path, n: int, runs: int) -> tuple[Built, dict[str, Any]]:
+    """`runs` builds of each project made around work/corpus, alternating: times and memory."""
+    full, floor = make_projects(work, work / "corpus")
+    builds: dict[str, list[dict[str, Any]]] = {"full": [], "floor": []}
+    for i in range(runs):
+        for kind, project in (("full", full), ("floor", floor)):
+            b = mkdocs_build(project, work / f"site-{kind}", work / f"{kind}-{i}.log")
+            builds[kind].append(b)
+            say(f"[{n}] {kind} build {i + 1}/{runs}: {b['seconds']:.2f} s "
+                f"({b['cpu_s']:.2f} s CPU), "
+                f"peak {b['peak_mb']:.0f} MB, {len(b['warnings'])} warning line(s)")
+    for kind in builds:
+        if builds[kind][-1]["warnings"]:
+            say(f"[{n}] {kind} build warnings: " + " | ".join(builds[kind][-1]["warnings"][:5]))
+    full_s = statistics.median(b["seconds"] for b in builds["full"])
+    floor_s = statistics.median(b["seconds"] for b in builds["floor"])
+    full_cpu = statistics.median(b["cpu_s"] for b in builds["full"])
+    floor_cpu = statistics.median(b["cpu_s"] for b in builds["floor"])
+    built = Built(n, full, floor, work / "site-full", work / "site-floor")
+    return built, {
+        "full_s": full_s,
+        "floor_s": floor_s,
+        "ratio": full_s / floor_s,
+        "full_runs": [b["seconds"] for b in builds["full"]],
+        "floor_runs": [b["seconds"] for b in builds["floor"]],
+        "full_cpu_s": full_cpu,
+        "floor_cpu_s": floor_cpu,
+        "ratio_cpu": full_cpu / floor_cpu,
+        "load_before_builds": [round(b["load_before"], 2) for k in builds for b in builds[k]],
+        "full_cpu_runs": [b["cpu_s"] for b in builds["full"]],
+        "floor_cpu_runs": [b["cpu_s"] for b in builds["floor"]],
+        "full_peak_mb": max(b["peak_mb"] for b in builds["full"]),
+        "floor_peak_mb": max(b["peak_mb"] for b in builds["floor"]),
+        "build_warnings": builds["full"][-1]["warnings"],
+    }

@@ -31,104 +31,67 @@ import json
 import os
 import platform
 import shutil
-import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .builds import make_projects, mkdocs_build
+from .builds import Built, full_and_floor
+from .progress import say
 from .report import table, targets
-from .sizes import _tree_bytes
-from .snapshot import ROOT, SRC, _git_state
+from .sizes import site_sizes
+from .snapshot import ROOT, SRC, git_state
 from .stages import generator_stages
 from .synthetic import synthesise
 
+# What is measured on the two sites a corpus built, in this order. Each takes the builds and the
+# command line and returns keys of its own for that corpus's row of results (report.COLUMNS
+# names the ones the table shows). Timings taken in a browser on the built site go here.
+SiteMeasurement = Callable[[Built, argparse.Namespace], dict[str, Any]]
+SITE_MEASUREMENTS: tuple[SiteMeasurement, ...] = (site_sizes,)
+
 
 def measure_size(n: int, args: argparse.Namespace) -> dict[str, Any]:
-    runs = args.runs
+    """A synthetic corpus of n papers, written in a temporary folder and measured there."""
     work = Path(tempfile.mkdtemp(prefix=f"survey-bench-{n}-", dir=args.workdir))
     try:
-        _say(f"[{n}] writing the synthetic corpus in {work}")
+        say(f"[{n}] writing the synthetic corpus in {work}")
         t0 = time.perf_counter()
         facts = synthesise(work / "corpus", n, args.seed, args.listings)
         facts["synthesis_s"] = round(time.perf_counter() - t0, 2)
-        _say(f"[{n}] {facts}")
-
-        _say(f"[{n}] generator stages, {runs} run(s) each")
-        stages = generator_stages(work / "corpus", SRC / "templates", runs)
-        _say(f"[{n}] " + ", ".join(f"{k[:-2]} {stages[k]:.2f} s" for k in
-                                  ("load_s", "check_s", "dedupe_s", "classify_s", "related_s",
-                                   "render_s", "render_site_init_s", "render_pages_s",
-                                   "render_files_s")))
-
-        full, floor = make_projects(work, work / "corpus")
-        builds: dict[str, list[dict[str, Any]]] = {"full": [], "floor": []}
-        for i in range(runs):
-            for kind, project in (("full", full), ("floor", floor)):
-                b = mkdocs_build(project, work / f"site-{kind}", work / f"{kind}-{i}.log")
-                builds[kind].append(b)
-                _say(f"[{n}] {kind} build {i + 1}/{runs}: {b['seconds']:.2f} s "
-                     f"({b['cpu_s']:.2f} s CPU), "
-                     f"peak {b['peak_mb']:.0f} MB, {len(b['warnings'])} warning line(s)")
-        for kind in builds:
-            if builds[kind][-1]["warnings"]:
-                _say(f"[{n}] {kind} build warnings: " + " | ".join(builds[kind][-1]["warnings"][:5]))
-
-        site_full, site_floor = work / "site-full", work / "site-floor"
-        site_bytes = _tree_bytes(site_full)
-        theme_bytes = _tree_bytes(site_full / "assets")  # the theme's CSS, JS and fonts: fixed
-        search_bytes = (site_full / "search" / "search_index.json").stat().st_size
-        html_full = sum(1 for _ in site_full.rglob("*.html"))
-        html_floor = sum(1 for _ in site_floor.rglob("*.html"))
-        if html_full != html_floor:
-            _say(f"[{n}] NOTE: the full site has {html_full} HTML pages, the floor {html_floor}")
-        full_s = statistics.median(b["seconds"] for b in builds["full"])
-        floor_s = statistics.median(b["seconds"] for b in builds["floor"])
-        full_cpu = statistics.median(b["cpu_s"] for b in builds["full"])
-        floor_cpu = statistics.median(b["cpu_s"] for b in builds["floor"])
-        return {
-            "size": n,
-            "corpus": facts,
-            **{k: v for k, v in stages.items()},
-            "full_s": full_s,
-            "floor_s": floor_s,
-            "ratio": full_s / floor_s,
-            "full_runs": [b["seconds"] for b in builds["full"]],
-            "floor_runs": [b["seconds"] for b in builds["floor"]],
-            "full_cpu_s": full_cpu,
-            "floor_cpu_s": floor_cpu,
-            "ratio_cpu": full_cpu / floor_cpu,
-            "load_before_builds": [round(b["load_before"], 2) for k in builds for b in builds[k]],
-            "full_cpu_runs": [b["cpu_s"] for b in builds["full"]],
-            "floor_cpu_runs": [b["cpu_s"] for b in builds["floor"]],
-            "full_peak_mb": max(b["peak_mb"] for b in builds["full"]),
-            "floor_peak_mb": max(b["peak_mb"] for b in builds["floor"]),
-            "site_bytes": site_bytes,
-            "site_bytes_floor": _tree_bytes(site_floor),
-            "html_pages": html_full,
-            "kb_per_paper": site_bytes / n / 1024,
-            "assets_bytes": theme_bytes,
-            "site_breakdown": {e.name: (_tree_bytes(e) if e.is_dir() else e.stat().st_size)
-                               for e in sorted(site_full.iterdir())},
-            "kb_per_paper_without_assets": (site_bytes - theme_bytes) / n / 1024,
-            "search_bytes": search_bytes,
-            "search_kb_per_paper": search_bytes / n / 1024,
-            "build_warnings": builds["full"][-1]["warnings"],
-        }
+        say(f"[{n}] {facts}")
+        return measure_corpus(work, facts, args)
     finally:
         if args.keep:
-            _say(f"[{n}] kept {work}")
+            say(f"[{n}] kept {work}")
         else:
             shutil.rmtree(work, ignore_errors=True)
 
 
-def _say(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
+def measure_corpus(work: Path, facts: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
+    """Everything measured on the corpus in work/corpus, which has facts["papers"] papers.
+
+    The generator's stages, the full and the floor builds, then each of SITE_MEASUREMENTS on
+    the sites they built. Any corpus can be measured so (a synthetic one by measure_size, a
+    real one by a module that writes it into work/corpus); the result is one row of the table.
+    """
+    n, runs = facts["papers"], args.runs
+    say(f"[{n}] generator stages, {runs} run(s) each")
+    stages = generator_stages(work / "corpus", SRC / "templates", runs)
+    say(f"[{n}] " + ", ".join(f"{k[:-2]} {stages[k]:.2f} s" for k in
+                             ("load_s", "check_s", "dedupe_s", "classify_s", "related_s",
+                              "render_s", "render_site_init_s", "render_pages_s",
+                              "render_files_s")))
+    built, build_results = full_and_floor(work, n, runs)
+    result = {"size": n, "corpus": facts, **stages, **build_results}
+    for measure in SITE_MEASUREMENTS:
+        result.update(measure(built, args))
+    return result
 
 
-def main(argv: list[str] | None = None) -> int:
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 3000, 10000], metavar="N",
@@ -150,16 +113,27 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--runs must be at least 1")
     if args.listings < 2:
         parser.error("--listings must be at least 2")
+    return args
 
-    command = "python benchmarks/bench.py " + " ".join(sys.argv[1:] if argv is None else argv)
-    started = _dt.datetime.now(_dt.UTC)
-    source = _git_state()
-    _say(f"measuring {source['commit'][:12]}{' with uncommitted changes' if source['dirty'] else ''} "
-         f"(sources copied to {SRC})")
+
+def measure_all(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """One row of results per corpus measured: the synthetic sizes, then any other corpus."""
+    return [measure_size(n, args) for n in args.sizes]
+
+
+def main(argv: list[str] | None = None) -> int:
+    keep = False
     try:
-        results = [measure_size(n, args) for n in args.sizes]
+        args = parse_args(argv)
+        keep = args.keep
+        command = "python benchmarks/bench.py " + " ".join(sys.argv[1:] if argv is None else argv)
+        started = _dt.datetime.now(_dt.UTC)
+        source = git_state()
+        say(f"measuring {source['commit'][:12]}"
+            f"{' with uncommitted changes' if source['dirty'] else ''} (sources copied to {SRC})")
+        results = measure_all(args)
     finally:
-        if SRC != ROOT and not args.keep:
+        if SRC != ROOT and not keep:
             shutil.rmtree(SRC, ignore_errors=True)
     verdicts = targets(results)
 

@@ -16,6 +16,8 @@ TARGET_PEAK_MB = 500.0       # peak memory of the full build at 10k papers
 # Reporting
 # --------------------------------------------------------------------------------------------
 
+# The table: heading, key in a row of results, format. A column no row has is left out, so a
+# measurement that runs only on request (a browser, a real corpus) adds its columns here.
 COLUMNS = (
     ("papers", "size", "{:d}"),
     ("load s", "load_s", "{:.2f}"),
@@ -36,8 +38,9 @@ COLUMNS = (
 
 
 def table(results: list[dict[str, Any]]) -> str:
-    head = [c[0] for c in COLUMNS]
-    rows = [[fmt.format(r[key]) for _, key, fmt in COLUMNS] for r in results]
+    columns = [c for c in COLUMNS if any(c[1] in r for r in results)]
+    head = [c[0] for c in columns]
+    rows = [[fmt.format(r[key]) if key in r else "-" for _, key, fmt in columns] for r in results]
     lines = ["| " + " | ".join(head) + " |",
              "| " + " | ".join("---:" for _ in head) + " |"]
     lines += ["| " + " | ".join(row) + " |" for row in rows]

@@ -40,13 +40,13 @@ def use_snapshot() -> Path:
     return SRC
 
 
-def _env() -> dict[str, str]:
+def subprocess_env() -> dict[str, str]:
     """The environment of every subprocess: the snapshot's generator first on the path."""
     path = os.pathsep.join(p for p in (str(SRC), os.environ.get("PYTHONPATH", "")) if p)
     return {**os.environ, "PYTHONPATH": path, "NO_MKDOCS_2_WARNING": "1"}
 
 
-def _git_state() -> dict[str, Any]:
+def git_state() -> dict[str, Any]:
     """The commit measured, and whether the measured sources differed from it."""
     def git(*cmd: str) -> str:
         done = subprocess.run(["git", *cmd], cwd=ROOT, capture_output=True, text=True)

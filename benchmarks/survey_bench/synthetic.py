@@ -14,7 +14,7 @@ from generator.corpus.model import Entry, Listing, Paper
 from generator.corpus.store import listing_text, paper_text
 from generator.corpus.taxonomy import Taxonomy
 
-from .sizes import _tree_bytes
+from .sizes import tree_bytes
 from .snapshot import SRC
 
 # --------------------------------------------------------------------------------------------
@@ -297,5 +297,5 @@ def synthesise(corpus: Path, n: int, seed: int, listings: int) -> dict[str, Any]
         "listings": len(lists),
         "papers_in_2plus_listings": sum(1 for v in held.values() if v >= 2),
         "mean_abstract_chars": round(statistics.mean(len(p.abstract) for p in papers)),
-        "corpus_bytes": _tree_bytes(corpus),
+        "corpus_bytes": tree_bytes(corpus),
     }
