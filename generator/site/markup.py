@@ -103,5 +103,7 @@ def number_lists(html_text: str) -> str:
 
     CommonMark keeps a list's first number; Python-Markdown restarts at 1 unless told.
     """
-    return _ENTRY_LIST.sub(lambda m: m.group(0) if m.group(2) == "1" else f'<ol start="{m.group(2)}">{m.group(1)}',
-                           html_text)
+    def start(m: re.Match[str]) -> str:
+        return m.group(0) if m.group(2) == "1" else f'<ol start="{m.group(2)}">{m.group(1)}'
+
+    return _ENTRY_LIST.sub(start, html_text)

@@ -10,6 +10,7 @@ import json
 import os
 import re
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote_plus
@@ -17,16 +18,17 @@ from urllib.parse import quote_plus
 import jinja2
 from markupsafe import Markup
 
-from ..corpus.store import Corpus
+from ..core.settings import DEFAULT_NAME
+from ..core.text import first_sentence
 from ..corpus.export import bibtex, to_csv, to_json
+from ..corpus.model import Listing, Paper
+from ..corpus.store import Corpus
+from ..corpus.taxonomy import OTHER, Tag, Topic
 from .feeds import atom_feed
 from .markup import external_url, finalize, html_attr, trusted
-from .parts import Order, entry_part, orders_for, part_path, relative, sort_papers, split, title_order
-from ..corpus.model import Listing, Paper
+from .parts import entry_part, orders_for, part_path, relative, sort_papers, split, title_order
 from .related import related_papers
 from .stats import Bar, bar_chart, heatmap, listing_sizes, topic_overlaps
-from ..corpus.taxonomy import OTHER, Tag, Topic
-from ..core.text import first_sentence
 
 OTHER_TOPIC = Topic(
     id=OTHER, name="Other",
@@ -70,8 +72,10 @@ def front_matter(**values: Any) -> str:
 
 
 class Site:
-    def __init__(self, corpus: Corpus, templates: Path, site_url: str = "") -> None:
+    def __init__(self, corpus: Corpus, templates: Path, site_url: str = "",
+                 site_name: str = DEFAULT_NAME) -> None:
         self.corpus = corpus
+        self.name = site_name
         self.site_url = site_url if not site_url or site_url.endswith("/") else site_url + "/"
         self.env = jinja2.Environment(
             loader=jinja2.FileSystemLoader(str(templates)),
@@ -155,16 +159,20 @@ class Site:
     def files(self) -> dict[str, str]:
         """The other generated files: Atom feeds and the corpus exports."""
         names = {t.id: t.name for t in self.topics}
+        feed = partial(atom_feed, site_url=self.site_url, topic_names=names, author=self.name)
         # Feeds sit at the site root: Material fetches a sitemap.xml beside every
-        # <link rel="alternate">, and the root is where MkDocs writes it.
-        out = {"feed.xml": atom_feed(
-            title="ML Systems Survey: recently added papers", feed_path="feed.xml",
-            page_path="", site_url=self.site_url, papers=self.papers, topic_names=names)}
+        # <link rel="alternate">, and the root is where MkDocs writes it. Topic and tag ids
+        # share one namespace, so feed-ID.xml names one feed.
+        out = {"feed.xml": feed(title=f"{self.name}: newest papers", feed_path="feed.xml",
+                                page_path="", papers=self.papers)}
         for topic in self.topics:
-            out[f"feed-{topic.id}.xml"] = atom_feed(
-                title=f"ML Systems Survey: {topic.name}", feed_path=f"feed-{topic.id}.xml",
-                page_path=f"topics/{topic.id}/", site_url=self.site_url,
-                papers=self.by_topic[topic.id], topic_names=names)
+            out[f"feed-{topic.id}.xml"] = feed(
+                title=f"{self.name}: {topic.name}", feed_path=f"feed-{topic.id}.xml",
+                page_path=f"topics/{topic.id}/", papers=self.by_topic[topic.id])
+        for tag in self.corpus.taxonomy.tags:
+            out[f"feed-{tag.id}.xml"] = feed(
+                title=f"{self.name}: tag {tag.name}", feed_path=f"feed-{tag.id}.xml",
+                page_path=f"tags/{tag.id}/", papers=self.by_tag[tag.id])
         out["exports/papers.json"] = to_json(self.corpus)
         out["exports/papers.csv"] = to_csv(self.corpus)
         return out
@@ -215,8 +223,9 @@ class Site:
             NavItem("Home", "index.md"),
             NavItem("Topics", None, (NavItem("All topics", "topics/index.md"),
                                      *(NavItem(t.name, f"topics/{t.id}.md") for t in self.topics))),
-            NavItem("Listings", None, (NavItem("All listings", "listings/index.md"),
-                                       *(NavItem(li.name, f"listings/{li.slug}.md") for li in self.listings))),
+            NavItem("Listings", None, (
+                NavItem("All listings", "listings/index.md"),
+                *(NavItem(li.name, f"listings/{li.slug}.md") for li in self.listings))),
             NavItem("Tags", "tags/index.md"),
             NavItem("Statistics", "statistics.md"),
         ]

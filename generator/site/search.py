@@ -40,7 +40,8 @@ def build_index(site_dir: Path) -> str:
     result = subprocess.run(command, capture_output=True, text=True, check=False)
     if result.returncode != 0:
         detail = (result.stderr or result.stdout).strip().splitlines()
-        raise SurveyError(f"search: pagefind failed on {site_dir}: {detail[-1] if detail else result.returncode}")
+        last = detail[-1] if detail else f"exit status {result.returncode}"
+        raise SurveyError(f"search: pagefind failed on {site_dir}: {last}")
     canonical_filters(site_dir / OUTPUT)
     lines = [line.strip() for line in result.stdout.splitlines() if line.strip().startswith("Indexed")]
     return "; ".join(lines)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .markup import md_text as escape
 from ..corpus.model import Listing, Paper
+from .markup import md_text as escape
 
 
 @dataclass(frozen=True)
