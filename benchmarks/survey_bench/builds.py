@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -32,7 +33,7 @@ def _nav_data(items: list[NavItem], configured: Any) -> list[Any]:
     return [convert(i) for i in items if i.path is not None or i.children] + list(configured or [])
 
 
-def make_projects(work: Path, corpus_dir: Path) -> tuple[Path, Path]:
+def make_projects(work: Path, corpus_dir: Path, floor_too: bool = True) -> tuple[Path, Path]:
     """The full project (the repository's site sources around the corpus) and the floor one."""
     full = work / "full"
     full.mkdir()
@@ -42,6 +43,8 @@ def make_projects(work: Path, corpus_dir: Path) -> tuple[Path, Path]:
     shutil.move(str(corpus_dir), full / "corpus")
 
     floor = work / "floor"
+    if not floor_too:
+        return full, floor
     floor.mkdir()
     shutil.copytree(SRC / "docs", floor / "docs")
     # templates/ too: the theme's custom_dir (templates/theme) must be the same in both builds.
@@ -84,8 +87,11 @@ def mkdocs_build(project: Path, site: Path, log: Path) -> dict[str, Any]:
     if proc.returncode != 0:
         raise SystemExit(f"bench: mkdocs build failed in {project}:\n{text[-4000:]}")
     warnings = [line for line in text.splitlines() if line.startswith("WARNING")]
+    indexed = re.search(r"search index written to pagefind/ in ([\d.]+) s", text)
     return {"seconds": seconds, "cpu_s": usage.ru_utime + usage.ru_stime,
-            "peak_mb": usage.ru_maxrss / 1024, "load_before": load_before, "warnings": warnings}
+            "peak_mb": usage.ru_maxrss / 1024,
+            "search_index_s": float(indexed.group(1)) if indexed else None,
+            "load_before": load_before, "warnings": warnings}
 
 
 @dataclass(frozen=True)
@@ -99,17 +105,30 @@ class Built:
     site_floor: Path
 
 
-def full_and_floor(work: Path, n: int, runs: int) -> tuple[Built, dict[str, Any]]:
-    """`runs` builds of each project made around work/corpus, alternating: times and memory."""
-    full, floor = make_projects(work, work / "corpus")
+def full_and_floor(work: Path, n: int, runs: int, floor_too: bool = True) -> tuple[Built, dict[str, Any]]:
+    """`runs` builds of each project made around work/corpus, alternating: times and memory.
+
+    Without `floor_too` only the full site is built (for sizes where the floor takes too long).
+    """
+    full, floor = make_projects(work, work / "corpus", floor_too)
     builds: dict[str, list[dict[str, Any]]] = {"full": [], "floor": []}
     for i in range(runs):
-        for kind, project in (("full", full), ("floor", floor)):
+        for kind, project in (("full", full), ("floor", floor))[:2 if floor_too else 1]:
             b = mkdocs_build(project, work / f"site-{kind}", work / f"{kind}-{i}.log")
             builds[kind].append(b)
             say(f"[{n}] {kind} build {i + 1}/{runs}: {b['seconds']:.2f} s "
                 f"({b['cpu_s']:.2f} s CPU), "
                 f"peak {b['peak_mb']:.0f} MB, {len(b['warnings'])} warning line(s)")
+    built = Built(n, full, floor, work / "site-full", work / "site-floor")
+    if not floor_too:
+        return built, {
+            "full_s": statistics.median(b["seconds"] for b in builds["full"]),
+            "full_runs": [b["seconds"] for b in builds["full"]],
+            "full_cpu_s": statistics.median(b["cpu_s"] for b in builds["full"]),
+            "full_peak_mb": max(b["peak_mb"] for b in builds["full"]),
+            "build_warnings": builds["full"][-1]["warnings"],
+            "search_index_s": _median_of(builds["full"], "search_index_s"),
+        }
     for kind in builds:
         if builds[kind][-1]["warnings"]:
             say(f"[{n}] {kind} build warnings: " + " | ".join(builds[kind][-1]["warnings"][:5]))
@@ -117,7 +136,6 @@ def full_and_floor(work: Path, n: int, runs: int) -> tuple[Built, dict[str, Any]
     floor_s = statistics.median(b["seconds"] for b in builds["floor"])
     full_cpu = statistics.median(b["cpu_s"] for b in builds["full"])
     floor_cpu = statistics.median(b["cpu_s"] for b in builds["floor"])
-    built = Built(n, full, floor, work / "site-full", work / "site-floor")
     return built, {
         "full_s": full_s,
         "floor_s": floor_s,
@@ -133,4 +151,10 @@ def full_and_floor(work: Path, n: int, runs: int) -> tuple[Built, dict[str, Any]
         "full_peak_mb": max(b["peak_mb"] for b in builds["full"]),
         "floor_peak_mb": max(b["peak_mb"] for b in builds["floor"]),
         "build_warnings": builds["full"][-1]["warnings"],
+        "search_index_s": _median_of(builds["full"], "search_index_s"),
     }
+
+
+def _median_of(builds: list[dict[str, Any]], key: str) -> float | None:
+    values = [b[key] for b in builds if b.get(key) is not None]
+    return statistics.median(values) if values else None

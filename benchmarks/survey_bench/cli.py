@@ -38,6 +38,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from .browser import search_in_browser
 from .builds import Built, full_and_floor
 from .progress import say
 from .report import table, targets
@@ -50,7 +51,7 @@ from .synthetic import synthesise
 # command line and returns keys of its own for that corpus's row of results (report.COLUMNS
 # names the ones the table shows). Timings taken in a browser on the built site go here.
 SiteMeasurement = Callable[[Built, argparse.Namespace], dict[str, Any]]
-SITE_MEASUREMENTS: tuple[SiteMeasurement, ...] = (site_sizes,)
+SITE_MEASUREMENTS: tuple[SiteMeasurement, ...] = (site_sizes, search_in_browser)
 
 
 def measure_size(n: int, args: argparse.Namespace) -> dict[str, Any]:
@@ -78,13 +79,15 @@ def measure_corpus(work: Path, facts: dict[str, Any], args: argparse.Namespace) 
     real one by a module that writes it into work/corpus); the result is one row of the table.
     """
     n, runs = facts["papers"], args.runs
-    say(f"[{n}] generator stages, {runs} run(s) each")
-    stages = generator_stages(work / "corpus", SRC / "templates", runs)
-    say(f"[{n}] " + ", ".join(f"{k[:-2]} {stages[k]:.2f} s" for k in
-                             ("load_s", "check_s", "dedupe_s", "classify_s", "related_s",
-                              "render_s", "render_site_init_s", "render_pages_s",
-                              "render_files_s")))
-    built, build_results = full_and_floor(work, n, runs)
+    stages: dict[str, Any] = {}
+    if not args.site_only:
+        say(f"[{n}] generator stages, {runs} run(s) each")
+        stages = generator_stages(work / "corpus", SRC / "templates", runs)
+        say(f"[{n}] " + ", ".join(f"{k[:-2]} {stages[k]:.2f} s" for k in
+                                 ("load_s", "check_s", "dedupe_s", "classify_s", "related_s",
+                                  "render_s", "render_site_init_s", "render_pages_s",
+                                  "render_files_s")))
+    built, build_results = full_and_floor(work, n, runs, floor_too=not args.site_only)
     result = {"size": n, "corpus": facts, **stages, **build_results}
     for measure in SITE_MEASUREMENTS:
         result.update(measure(built, args))
@@ -106,6 +109,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--json", metavar="FILE", help="also write the results as JSON here")
     parser.add_argument("--workdir", metavar="DIR", help="where the temporary folders go")
     parser.add_argument("--keep", action="store_true", help="keep each size's temporary folder")
+    parser.add_argument("--browser", action="store_true",
+                        help="also time search in Chromium on loopback (needs /usr/bin/chromium)")
+    parser.add_argument("--site-only", action="store_true",
+                        help="only the full build and what is measured on its site (bytes, the "
+                             "browser): no generator stages, no floor; for 100,000 papers")
     args = parser.parse_args(argv)
     if args.quick:
         args.sizes, args.runs = [1000], 1

@@ -10,6 +10,9 @@ TARGET_SCALING = 11.0        # full build time at 10k / at 1k
 TARGET_FLAT = 0.10           # site bytes per paper: max / min - 1 over the sizes measured
 TARGET_KB_PER_PAPER = 30.0   # site KB per paper
 TARGET_PEAK_MB = 500.0       # peak memory of the full build at 10k papers
+TARGET_PAGE_KB = 300         # the largest HTML page at 10k papers
+TARGET_FIRST_S = 1.0         # home page opened -> first search result, Chromium on loopback, 10k
+TARGET_FETCHED_KB = 1024     # bytes fetched for that first result, 10k
 
 
 # --------------------------------------------------------------------------------------------
@@ -34,14 +37,18 @@ COLUMNS = (
     ("peak MB floor", "floor_peak_mb", "{:.0f}"),
     ("KB/paper", "kb_per_paper", "{:.1f}"),
     ("search KB/paper", "search_kb_per_paper", "{:.2f}"),
+    ("index s", "search_index_s", "{:.1f}"),
     ("largest page KB", "largest_page_kb", "{:.0f}"),
+    ("first result s", "first_result_s", "{:.2f}"),
+    ("fetched KB", "fetched_kb", "{:.0f}"),
 )
 
 
 def table(results: list[dict[str, Any]]) -> str:
-    columns = [c for c in COLUMNS if any(c[1] in r for r in results)]
+    columns = [c for c in COLUMNS if any(r.get(c[1]) is not None for r in results)]
     head = [c[0] for c in columns]
-    rows = [[fmt.format(r[key]) if key in r else "-" for _, key, fmt in columns] for r in results]
+    rows = [[fmt.format(r[key]) if r.get(key) is not None else "-" for _, key, fmt in columns]
+            for r in results]
     lines = ["| " + " | ".join(head) + " |",
              "| " + " | ".join("---:" for _ in head) + " |"]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
@@ -82,4 +89,22 @@ def targets(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
     r = by.get(10000)
     add(f"peak memory of the full build under {TARGET_PEAK_MB:g} MB at 10k papers",
         f"{r['full_peak_mb']:.0f} MB" if r else "-", r["full_peak_mb"] < TARGET_PEAK_MB if r else None)
+    # Issue 12: a reader's search and the largest page, at 10k and (synthetic) 100k papers.
+    r, big = by.get(10000), by.get(100000)
+    add(f"largest page under {TARGET_PAGE_KB:g} KB at 10k papers",
+        f"{r['largest_page_kb']:.0f} KB" if r and "largest_page_kb" in r else "-",
+        r["largest_page_kb"] < TARGET_PAGE_KB if r and "largest_page_kb" in r else None)
+    timed = r is not None and "first_result_s" in r
+    add(f"first result within {TARGET_FIRST_S:g} s of opening the home page at 10k papers",
+        f"{r['first_result_s']:.2f} s" if timed else "-",
+        r["first_result_s"] <= TARGET_FIRST_S if timed else None)
+    add(f"under {TARGET_FETCHED_KB:g} KB fetched for that first result at 10k papers",
+        f"{r['fetched_kb']:.0f} KB" if timed else "-", r["fetched_kb"] < TARGET_FETCHED_KB if timed else None)
+    if timed and big is not None and "first_result_s" in big:
+        for key, what in (("first_result_s", "first result time"), ("fetched_kb", "bytes fetched"),
+                          ("largest_page_kb", "largest page")):
+            add(f"{what} at 100k within twice the 10k figure",
+                f"{big[key]:.2f} vs {r[key]:.2f}", big[key] <= 2 * r[key])
+    else:
+        add("search and pages at 100k within twice the 10k figures", "-", None)
     return out

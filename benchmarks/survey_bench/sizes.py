@@ -27,11 +27,11 @@ def site_sizes(built: Built, args: argparse.Namespace) -> dict[str, Any]:
     html_sizes = [p.stat().st_size for p in site_full.rglob("*.html")]
     html_full = len(html_sizes)
     html_floor = sum(1 for _ in site_floor.rglob("*.html"))
-    if html_full != html_floor:
+    if site_floor.exists() and html_full != html_floor:
         say(f"[{n}] NOTE: the full site has {html_full} HTML pages, the floor {html_floor}")
     return {
         "site_bytes": site_bytes,
-        "site_bytes_floor": tree_bytes(site_floor),
+        "site_bytes_floor": tree_bytes(site_floor) if site_floor.exists() else None,
         "html_pages": html_full,
         "kb_per_paper": site_bytes / n / 1024,
         "assets_bytes": theme_bytes,

@@ -14,7 +14,9 @@
   function pagefind() {
     if (!loading) {
       loading = import(new URL("pagefind/pagefind.js", root).href).then(function (pf) {
-        return pf.options({ excerptLength: 24 }).then(function () { return pf; });
+        return pf.options({ excerptLength: 24 })
+          .then(function () { return pf.init(); })  // fetch the index's entry and the WebAssembly now
+          .then(function () { return pf; });
       });
     }
     return loading;
@@ -75,14 +77,21 @@
     input.setAttribute("aria-expanded", state ? "true" : "false");
   }
 
+  var typing = null;
+
   function quickSearch() {
-    var query = input.value.trim();
+    clearTimeout(typing);
     var ticket = ++asked;
-    list.replaceChildren();
-    if (!query) { meta.textContent = hint; return; }
+    // The first key searches at once; while typing goes on, wait for a short pause.
+    typing = setTimeout(function () { runQuick(ticket); }, list.childElementCount ? 80 : 0);
+  }
+
+  function runQuick(ticket) {
+    var query = input.value.trim();
+    if (!query) { list.replaceChildren(); meta.textContent = hint; return; }
     meta.textContent = "Searching…";
     pagefind().then(function (pf) {
-      return pf.debouncedSearch(query, {}, 150);
+      return pf.search(query);
     }).then(function (search) {
       if (search === null || ticket !== asked) return null;  // a newer query is on its way
       return Promise.all(search.results.slice(0, QUICK).map(function (r) { return r.data(); }))
@@ -113,7 +122,7 @@
   function links() { return Array.prototype.slice.call(list.querySelectorAll("a")); }
 
   if (box) {
-    input.addEventListener("focus", function () { open(true); });
+    input.addEventListener("focus", function () { open(true); pagefind(); });
     input.addEventListener("input", quickSearch);
     toggle.addEventListener("change", function () {
       if (toggle.checked && document.activeElement !== input) input.focus();
@@ -197,9 +206,11 @@
     var facets = app.querySelector(".survey-search__facets");
     var results = app.querySelector(".survey-search__results");
     var state = pageState();
-    var shown = PAGE, ticket = 0, current = null;
+    var shown = PAGE, ticket = 0;
     query.value = state.q;
     sort.value = state.sort;
+    // On a phone the filters fold away above the results, and open with a tap.
+    if (window.matchMedia("(max-width: 44.9375em)").matches) app.querySelector("details").open = false;
 
     function renderFacets(counts, all) {
       facets.replaceChildren();
@@ -237,7 +248,7 @@
           results.replaceChildren();
           var what = n === 1 ? "1 paper" : n + " papers";
           results.appendChild(el("p", "survey-search__status",
-            words ? what + " match " + JSON.stringify(words) : what));
+            words ? what + " match " + JSON.stringify(words) : what + ", newest first"));
           var ol = el("ol", "survey-search__list");
           items.forEach(function (d) { ol.appendChild(resultItem(d, "survey-result")); });
           results.appendChild(ol);
@@ -253,24 +264,20 @@
     function run(push) {
       var mine = ++ticket;
       var words = state.q.trim();
-      var chosen = Object.keys(state.filters).length > 0;
       if (push) history.replaceState(history.state, "", stateUrl(state));
       pagefind().then(function (pf) {
-        var options = { filters: {} };
-        Object.keys(state.filters).forEach(function (k) { options.filters[k] = { any: state.filters[k] }; });
-        if (state.sort === "newest" || (!words && chosen)) options.sort = { date: "desc" };
-        var searching = words || chosen ? pf.search(words || null, options) : Promise.resolve(null);
-        return Promise.all([pf.filters(), searching]).then(function (answers) {
-          if (mine !== ticket) return;
-          var all = answers[0], search = answers[1];
-          renderFacets(search ? search.filters : all, all);
-          if (!search) {
-            results.replaceChildren(el("p", "survey-search__status",
-              "Type a word, or choose a topic, tag, year or listing: the counts say how many papers each holds."));
-            return;
-          }
-          current = search;
-          return renderResults(search, words);
+        return pf.filters().then(function (all) {
+          var options = { filters: {} };
+          Object.keys(state.filters).forEach(function (k) { options.filters[k] = { any: state.filters[k] }; });
+          // Pagefind counts the values of each facet only when some filter is set: with none
+          // chosen, ask for papers of any topic (every paper has one), which is all of them.
+          if (!Object.keys(options.filters).length) options.filters.topic = { any: Object.keys(all.topic || {}) };
+          if (state.sort === "newest" || !words) options.sort = { date: "desc" };
+          return pf.search(words || null, options).then(function (search) {
+            if (mine !== ticket) return;
+            renderFacets(search.filters, all);
+            return renderResults(search, words);
+          });
         });
       }).catch(function (error) {
         results.replaceChildren(el("p", "survey-search__status", "Search is not available: " + error.message));
@@ -294,7 +301,6 @@
       run(true);
     });
     run(false);
-    return current;
   }
 
   // --- old links into a listing's first page: jump to the part that now holds the entry ----------

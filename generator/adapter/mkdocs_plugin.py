@@ -129,7 +129,7 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
             summary = build_index(Path(config.site_dir))
         except SurveyError as exc:
             raise PluginError(f"survey: {exc}") from None
-        log.info(f"survey: search index written to pagefind/ ({summary})")
+        log.info(f"survey: search index written to pagefind/ {summary}")
 
     def on_serve(self, server: Any, config: MkDocsConfig, builder: Any) -> Any:
         server.watch(self.corpus_dir)

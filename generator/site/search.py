@@ -12,6 +12,7 @@ import gzip
 import hashlib
 import json
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +33,8 @@ def pagefind_executable() -> Path:
 
 
 def build_index(site_dir: Path) -> str:
-    """Index the built site in place (`site_dir/pagefind/`); returns Pagefind's summary line."""
+    """Index the built site in place (`site_dir/pagefind/`); returns what it did and how long."""
+    started = time.perf_counter()
     command = [str(pagefind_executable()), "--site", str(site_dir), "--output-subdir", OUTPUT,
                "--force-language", "en"]
     for selector in EXCLUDE:
@@ -44,7 +46,7 @@ def build_index(site_dir: Path) -> str:
         raise SurveyError(f"search: pagefind failed on {site_dir}: {last}")
     canonical_filters(site_dir / OUTPUT)
     lines = [line.strip() for line in result.stdout.splitlines() if line.strip().startswith("Indexed")]
-    return "; ".join(lines)
+    return f"in {time.perf_counter() - started:.2f} s: " + "; ".join(lines)
 
 
 _SIGNATURE = b"pagefind_dcd"

@@ -1,0 +1,99 @@
+"""Search as a reader meets it: Debian's Chromium on loopback, from opening the home page to the
+first result in the header's search box, and every byte fetched on the way.
+
+Runs with `--browser` only (it needs Chromium and the playwright package). The site is served
+from this process by a threaded http.server under the site_url's path, without compression
+(a static host that gzips sends fewer bytes), to a fresh browser context each run (no cache).
+Typing is not timed: the query is filled in at once, then the search box's own 150 ms pause
+before it asks Pagefind is part of the figure, as a reader would feel it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import statistics
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from .builds import Built
+from .progress import say
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync"]
+QUERY = "checkpoint"  # a word of the synthetic abstracts, in many papers: a large answer
+RESULT = "#survey-quick-results a[href*='/papers/']"
+
+
+class _Quiet(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@contextmanager
+def serve(site: Path) -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+def first_result(browser: Any, base: str, query: str) -> dict[str, float]:
+    """One reader: a new context, the home page, the query, the first result on screen."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    fetched: list[tuple[str, int]] = []
+
+    def finished(request: Any) -> None:
+        sizes = request.sizes()
+        fetched.append((request.url, sizes["responseBodySize"] + sizes["responseHeadersSize"]))
+
+    page.on("requestfinished", finished)
+    try:
+        t0 = time.perf_counter()
+        page.goto(base, wait_until="domcontentloaded")
+        loaded = time.perf_counter() - t0
+        box = page.locator("[data-survey-search] input[name=q]")
+        box.fill(query)
+        page.locator(RESULT).first.wait_for(state="visible", timeout=120_000)
+        seconds = time.perf_counter() - t0
+        page.wait_for_load_state("networkidle")  # what the first answer asked for, all of it
+        pagefind = sum(b for url, b in fetched if "/pagefind/" in url)
+        return {"first_result_s": seconds, "home_loaded_s": loaded,
+                "bytes_fetched": sum(b for _, b in fetched), "pagefind_bytes_fetched": pagefind,
+                "requests": len(fetched)}
+    finally:
+        context.close()
+
+
+def search_in_browser(built: Built, args: argparse.Namespace) -> dict[str, Any]:
+    if not getattr(args, "browser", False):
+        return {}
+    from playwright.sync_api import sync_playwright
+
+    n = built.papers
+    runs = []
+    with serve(built.site_full) as base, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            for i in range(max(args.runs, 3)):
+                runs.append(first_result(browser, base, QUERY))
+                say(f"[{n}] browser run {i + 1}: first result {runs[-1]['first_result_s']:.2f} s, "
+                    f"{runs[-1]['bytes_fetched'] / 1024:.0f} KB fetched "
+                    f"({runs[-1]['pagefind_bytes_fetched'] / 1024:.0f} KB of index)")
+        finally:
+            browser.close()
+    middle = {key: statistics.median(r[key] for r in runs) for key in runs[0]}
+    return {**middle, "first_result_runs": [r["first_result_s"] for r in runs],
+            "fetched_kb": middle["bytes_fetched"] / 1024}
