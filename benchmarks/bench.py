@@ -69,7 +69,7 @@ sys.path.insert(0, str(SRC))
 
 import yaml  # noqa: E402
 
-from generator.classify.rules import suggest  # noqa: E402
+from generator.classify.suggest import suggest  # noqa: E402
 from generator.core.text import match_key, slugify  # noqa: E402
 from generator.corpus.check import (  # noqa: E402
     check_corpus,
