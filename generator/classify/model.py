@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..corpus.taxonomy import Taxonomy, TopicWeights
-from .rules import evaluate
+from .rules import Scan, evaluate
 
 WORD_VALUE = 0.3
 CHOOSE = 0.5
@@ -32,7 +32,7 @@ STOP = frozenset({
 
 
 def features(taxonomy: Taxonomy, title: str, abstract: str,
-             tag_points: dict[str, int] | None = None) -> dict[str, float]:
+             tag_points: dict[str, int] | None = None, scan: Scan | None = None) -> dict[str, float]:
     """Feature name -> value. `title:w` and `abstract:w` are words or two-word phrases;
     `rule:TOPIC:NAME` a topic rule that fired; `score:TOPIC` the topic's rule points over its
     threshold; `tag:ID` a tag's rule points over its threshold (tag_points, when the caller has
@@ -46,15 +46,17 @@ def features(taxonomy: Taxonomy, title: str, abstract: str,
         for a, b in itertools.pairwise(words):
             if a not in STOP and b not in STOP:
                 out[f"{where}:{a} {b}"] = WORD_VALUE
+    scan = scan or Scan(title, abstract)
     for topic in taxonomy.topics:
         score = 0
-        for hit in evaluate(topic.rules, title, abstract):
+        for hit in evaluate(topic.rules, title, abstract, scan):
             key = f"rule:{topic.id}:{hit.rule.name}"
             out[key] = out.get(key, 0.0) + hit.points / abs(hit.rule.weight)
             score += hit.points
         out[f"score:{topic.id}"] = score / topic.threshold
     if tag_points is None:
-        tag_points = {t.id: sum(h.points for h in evaluate(t.rules, title, abstract)) for t in taxonomy.tags}
+        tag_points = {t.id: sum(h.points for h in evaluate(t.rules, title, abstract, scan))
+                      for t in taxonomy.tags}
     for tag in taxonomy.tags:
         if tag_points.get(tag.id):
             out[f"tag:{tag.id}"] = tag_points[tag.id] / tag.threshold

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..corpus.taxonomy import Rule
-from .prefilter import required_literals
+from .prefilter import Presence, required_groups
 
 TITLE_FACTOR = 2
 REPEATED = 3
@@ -44,15 +44,25 @@ class Verdict:
         return not self.chosen and self.score > 0 and self.score * 2 >= self.threshold
 
 
-def evaluate(rules: list[Rule], title: str, abstract: str) -> tuple[Hit, ...]:
+class Scan:
+    """A paper's title and abstract, with the literal look-ups the rule prefilter has made."""
+
+    __slots__ = ("abstract", "presence", "title")
+
+    def __init__(self, title: str, abstract: str) -> None:
+        self.title, self.abstract = title, abstract
+        self.presence = {"title": Presence(title), "abstract": Presence(abstract)}
+
+
+def evaluate(rules: list[Rule], title: str, abstract: str, scan: Scan | None = None) -> tuple[Hit, ...]:
     hits = []
-    lowered = {"title": title.lower(), "abstract": abstract.lower()}
+    scan = scan or Scan(title, abstract)
     for rule in rules:
-        need = required_literals(rule.pattern)
+        groups = required_groups(rule.pattern)
         for where, text in (("title", title), ("abstract", abstract)):
             if rule.where not in (where, "both"):
                 continue
-            if need is not None and not any(lit in lowered[where] for lit in need):
+            if not scan.presence[where].holds(groups):
                 continue  # cannot match: see prefilter
             found = [m.group(0) for m in rule.pattern.finditer(text)]
             if not found:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from ..corpus.taxonomy import Taxonomy
 from .model import REVIEW_HIGH, REVIEW_LOW, TopicVerdict, describe, features, predict
-from .rules import Verdict, evaluate
+from .rules import Scan, Verdict, evaluate
 
 
 @dataclass(frozen=True)
@@ -34,14 +34,15 @@ class Suggestion:
 
 def suggest(taxonomy: Taxonomy, title: str, abstract: str) -> Suggestion:
     weights = taxonomy.weights()
-    tags = tuple(Verdict(t.id, t.name, t.threshold, evaluate(t.rules, title, abstract))
+    scan = Scan(title, abstract)
+    tags = tuple(Verdict(t.id, t.name, t.threshold, evaluate(t.rules, title, abstract, scan))
                  for t in taxonomy.tags)
     topics: tuple[Verdict | TopicVerdict, ...]
     if weights:
         points = {v.id: v.score for v in tags}
-        topics = predict(taxonomy, weights, features(taxonomy, title, abstract, points))
+        topics = predict(taxonomy, weights, features(taxonomy, title, abstract, points, scan))
     else:
-        topics = tuple(Verdict(t.id, t.name, t.threshold, evaluate(t.rules, title, abstract))
+        topics = tuple(Verdict(t.id, t.name, t.threshold, evaluate(t.rules, title, abstract, scan))
                        for t in taxonomy.topics)
     return Suggestion(topics=topics, tags=tags)
 
