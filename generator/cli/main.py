@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ..core.errors import SurveyError
 from ..core.progress import Progress
+from ..core.settings import read_settings
 
 
 def today() -> str:
@@ -287,7 +288,8 @@ def cmd_build(args: argparse.Namespace) -> int:
     from ..site.render import Site
 
     corpus = load_corpus(args.corpus)
-    site = Site(corpus, Path(args.templates), site_url=args.site_url or _configured_site_url())
+    settings = read_settings()
+    site = Site(corpus, Path(args.templates), site_url=args.site_url or settings.url, site_name=settings.name)
     pages = site.pages()
     out = Path(args.out)
     for rel, text in {**pages, **site.files()}.items():
@@ -296,12 +298,6 @@ def cmd_build(args: argparse.Namespace) -> int:
         path.write_text(text, encoding="utf-8")
     print(f"survey build: {len(pages)} pages written to {out}")
     return 0
-
-
-def _configured_site_url() -> str:
-    from ..sources.add import site_url
-
-    return site_url()
 
 
 def cmd_add(args: argparse.Namespace) -> int:

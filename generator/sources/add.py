@@ -16,6 +16,7 @@ import urllib.request
 from pathlib import Path
 
 from ..core.errors import DuplicateError, OfflineError, SurveyError
+from ..core.settings import read_settings
 from ..core.text import squash
 from ..core.yamlio import load_yaml
 from ..corpus.check import duplicate_problems, vocabulary_problems
@@ -164,14 +165,5 @@ def run_add(args: argparse.Namespace, today: str) -> int:
         unsure = ", ".join(f"{v.id} {v.confidence:.2f}" for v in suggestion.uncertain)
         print(f"review: the model is unsure of {unsure}; read the abstract and fix `topics` if needed")
     print(f"tags: {', '.join(paper.tags) or '(none)'}")
-    print(f"page: {site_url()}{paper.path}")
+    print(f"page: {read_settings().url}{paper.path}")
     return 0
-
-
-def site_url() -> str:
-    config = Path("mkdocs.yml")
-    if config.is_file():
-        match = re.search(r"^site_url:\s*(\S+)", config.read_text(encoding="utf-8"), re.MULTILINE)
-        if match:
-            return match.group(1).rstrip("/") + "/"
-    return ""
