@@ -128,7 +128,9 @@ def test_quality_on_real_papers_holds_its_floor() -> None:
     The floors sit a little under the figures measured when the model was trained (held-out micro-F1
     0.765, cross-validated 0.784): a change that loses quality fails here. --min-f1 0.99 also shows
     the floor failing, in one line."""
-    result = survey("quality", "--min-f1", "0.99")
+    from conftest import real_papers
+
+    result = survey("quality", "--min-f1", "0.99", "--texts", str(real_papers()))
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert re.fullmatch(r"survey quality: micro-F1 below the floor of 0\.99: .*\n", result.stderr)
     rows = re.findall(r"^  micro +\d\.\d{3} +\d\.\d{3} +(\d\.\d{3})", result.stdout, re.M)
