@@ -227,3 +227,17 @@ def test_import_through_a_pipe_prints_no_progress(tmp_path: Path) -> None:
 def test_taxonomy_loads_from_its_own_file() -> None:
     tax = Taxonomy.load(ROOT / "corpus" / "taxonomy.yaml", "corpus/taxonomy.yaml")
     assert tax.topic_ids == ["parallelism", "quantization", "serving", "kernels"]
+
+
+def test_suggest_all_equals_one_by_one() -> None:
+    from generator.classify import suggest as module
+
+    texts = [(p.title, p.abstract) for p in CORPUS.sorted_papers()][:120]
+    one_by_one = [module.brief(suggest(TAX, t, a)) for t, a in texts]
+    saved = module.PARALLEL_FROM
+    module.PARALLEL_FROM = 10  # force the worker processes on a small input
+    try:
+        assert module.suggest_all(TAX, texts, workers=2) == one_by_one
+    finally:
+        module.PARALLEL_FROM = saved
+    assert module.suggest_all(TAX, texts, workers=1) == one_by_one
