@@ -94,26 +94,36 @@
       return pf.search(query);
     }).then(function (search) {
       if (search === null || ticket !== asked) return null;  // a newer query is on its way
-      return Promise.all(search.results.slice(0, QUICK).map(function (r) { return r.data(); }))
-        .then(function (items) {
+      var n = search.results.length;
+      meta.textContent = n === 0 ? "No paper matches" : n === 1 ? "1 matching page" : n + " matching pages";
+      // One slot per result, filled as each result's data arrives: the first shows at once.
+      var slots = search.results.slice(0, QUICK).map(function () {
+        var slot = el("li", "md-search-result__item");
+        slot.setAttribute("role", "none");  // the listbox's options are the links
+        return slot;
+      });
+      list.replaceChildren.apply(list, slots);
+      search.results.slice(0, QUICK).forEach(function (result, i) {
+        result.data().then(function (d) {
           if (ticket !== asked) return;
-          var n = search.results.length;
-          meta.textContent = n === 0 ? "No paper matches" : n === 1 ? "1 matching page" : n + " matching pages";
-          list.replaceChildren.apply(list, items.map(function (d) {
-            var li = resultItem(d, "md-search-result__item");
-            li.firstChild.className = "md-search-result__link";
-            li.firstChild.setAttribute("role", "option");
-            li.firstChild.tabIndex = -1;
-            return li;
-          }));
-          var more = el("li", "md-search-result__item survey-quick__more");
-          var all = el("a", "md-search-result__link", n > QUICK ? "All " + n + " results, with filters" : "Filter these results");
-          all.href = new URL("search/?q=" + encodeURIComponent(query), root).href;
-          all.setAttribute("role", "option");
-          all.tabIndex = -1;
-          more.appendChild(all);
-          if (n > 0) list.appendChild(more);
+          var li = resultItem(d, "md-search-result__item");
+          li.firstChild.className = "md-search-result__link";
+          li.firstChild.setAttribute("role", "option");
+          li.firstChild.tabIndex = -1;
+          li.setAttribute("role", "none");
+          slots[i].replaceWith(li);
         });
+      });
+      if (n > 0) {
+        var more = el("li", "md-search-result__item survey-quick__more");
+        more.setAttribute("role", "none");
+        var all = el("a", "md-search-result__link", n > QUICK ? "All " + n + " results, with filters" : "Filter these results");
+        all.href = new URL("search/?q=" + encodeURIComponent(query), root).href;
+        all.setAttribute("role", "option");
+        all.tabIndex = -1;
+        more.appendChild(all);
+        list.appendChild(more);
+      }
     }).catch(function (error) {
       meta.textContent = "Search is not available: " + error.message;
     });
