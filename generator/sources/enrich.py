@@ -197,7 +197,7 @@ class Web:
     def _file(self, url: str) -> Path:
         return self.cache / f"{hashlib.sha256(url.encode()).hexdigest()[:32]}.json"
 
-    def get(self, url: str) -> tuple[str, str] | None:
+    def get(self, url: str, headers: dict[str, str] | None = None) -> tuple[str, str] | None:
         """(body, day fetched), or None when offline and not cached."""
         path = self._file(url)
         if path.is_file():
@@ -209,7 +209,7 @@ class Web:
         wait = self._last.get(host, 0.0) + self.delay - time.monotonic()
         if wait > 0:
             time.sleep(wait)
-        request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT})
+        request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT, **(headers or {})})
         self.fetches += 1
         try:
             with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
@@ -275,6 +275,8 @@ class SemanticScholar:
 
     def __init__(self, web: Web) -> None:
         self.web, self.base = web, os.environ.get("SURVEY_S2_API", S2_API)
+        key = os.environ.get("SEMANTIC_SCHOLAR_API_KEY")  # optional: a higher rate limit
+        self.headers = {"x-api-key": key} if key else {}
 
     def url(self, paper: Paper) -> str:
         query = urllib.parse.quote(_words(paper.title))
@@ -304,7 +306,9 @@ class OpenAlex:
 
     def url(self, paper: Paper) -> str:
         query = urllib.parse.quote(_words(paper.title).replace(",", " "))
-        return f"{self.base}/works?filter=title.search:{query}&per-page=5"
+        contact = os.environ.get("SURVEY_CONTACT_EMAIL")  # optional: OpenAlex's "polite pool"
+        mail = f"&mailto={urllib.parse.quote(contact)}" if contact else ""
+        return f"{self.base}/works?filter=title.search:{query}&per-page=5{mail}"
 
     def records(self, body: str, fetched: str) -> list[Record]:
         data = json.loads(body) if body.strip() else {}
@@ -449,7 +453,7 @@ class Enricher:
                 continue
             url = source.url(paper)
             try:
-                got = source.web.get(url)
+                got = source.web.get(url, getattr(source, "headers", None))
             except Unreachable as exc:
                 down.add(source.name)
                 self.report.unreachable.append(f"{source.name}: {exc}; skipped for the rest of this run")
