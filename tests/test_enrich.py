@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -17,14 +16,13 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from conftest import FIXTURES, ROOT, loopback, snapshot, survey
+from conftest import FIXTURES, ROOT, loopback, real_papers, snapshot, survey
 
 from generator.core.text import match_key
 from generator.corpus.store import load_corpus
 from generator.sources.enrich import Record, judge
 
 ENRICH = FIXTURES / "enrich"
-REAL = ROOT.parent / "shared" / "real" / "hf-daily-papers-2024-05-to-2026-08.json.gz"
 ZERO_INF = "zero-infinity-breaking-the-gpu-memory-wall-for-extreme-scale"
 ZERO = "zero-memory-optimizations-toward-training-trillion-parameter"
 GPTQ = "gptq-accurate-post-training-quantization-for-generative-pre"
@@ -231,15 +229,12 @@ def test_a_hand_made_paper_is_enriched_from_a_daily_papers_file(tmp_path: Path) 
 
 def test_committed_corpus_holds_what_the_real_file_gives(seeded_corpus: Path, tmp_path: Path) -> None:
     """The 19 seed papers of the real daily-papers file, as `survey enrich` fills them."""
-    if not REAL.is_file():
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"{REAL} is missing; CI=true")
-        pytest.skip(f"{REAL} is not here")
+    real = real_papers()
     corpus = tmp_path / "corpus"
     shutil.copytree(seeded_corpus, corpus)
-    result = survey("enrich", "--corpus", str(corpus), "--web", "none", "--from", str(REAL), env=DAY)
+    result = survey("enrich", "--corpus", str(corpus), "--web", "none", "--from", str(real), env=DAY)
     assert result.returncode == 0, result.stderr
-    assert f"enriched: 19 (HF daily papers JSON {REAL.name}: 19)" in result.stdout
+    assert f"enriched: 19 (HF daily papers JSON {real.name}: 19)" in result.stdout
     fresh = load_corpus(corpus).papers
     mine = {s: (p.arxiv, p.authors, p.date, p.links) for s, p in CORPUS.papers.items() if p.enriched}
     assert mine == {s: (p.arxiv, p.authors, p.date, p.links) for s, p in fresh.items() if p.enriched}
