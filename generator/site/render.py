@@ -20,7 +20,7 @@ from markupsafe import Markup
 
 from ..core.settings import DEFAULT_NAME
 from ..core.text import first_sentence
-from ..corpus.export import bibtex, to_csv, to_json
+from ..corpus.export import bib_file, bibtex, bibtex_keys, to_csv, to_json
 from ..corpus.model import Listing, Paper
 from ..corpus.store import Corpus
 from ..corpus.taxonomy import OTHER, Tag, Topic
@@ -104,6 +104,7 @@ class Site:
         for papers in (*self.by_topic.values(), *self.by_tag.values()):
             papers.sort(key=title_order)
         self.related = related_papers(self.papers)
+        self.bib_keys = bibtex_keys(self.papers)
 
     def _front_matter(self, **values: Any) -> Markup:
         for key in ("title", "description", "feed_title"):
@@ -121,8 +122,9 @@ class Site:
                                         self.by_topic[topic.id], topic=topic))
         out["listings/index.md"] = render("listings.md.j2")
         for listing in self.listings:
-            for part in split(self._listing_rows(listing), f"listings/{listing.slug}"):
-                out[part.path] = render("listing.md.j2", listing=listing, part=part)
+            rows = self._listing_rows(listing)
+            for part in split(rows, f"listings/{listing.slug}"):
+                out[part.path] = render("listing.md.j2", listing=listing, part=part, rows=rows)
         out["statistics.md"] = render("statistics.md.j2", stats=self.statistics())
         out["search.md"] = render("search.md.j2")
         out["tags/index.md"] = render("tags.md.j2")
@@ -135,7 +137,7 @@ class Site:
                 listed=[(li, pos, self.entry_link(f"papers/{paper.slug}.md", li, pos))
                         for li, pos in self.listings_of.get(paper.slug, [])],
                 related=[self.corpus.papers[s] for s in self.related.get(paper.slug, [])],
-                bibtex=bibtex(paper))
+                bibtex=bibtex(paper, self.bib_keys.get(paper.slug)))
         return out
 
     def _paper_list(self, template: str, base: str, papers: list[Paper], **context: Any) -> dict[str, str]:
@@ -173,6 +175,16 @@ class Site:
             out[f"feed-{tag.id}.xml"] = feed(
                 title=f"{self.name}: tag {tag.name}", feed_path=f"feed-{tag.id}.xml",
                 page_path=f"tags/{tag.id}/", papers=self.by_tag[tag.id])
+        bib = partial(bib_file, keys=self.bib_keys)
+        out["exports/survey.bib"] = bib(self.papers, title=self.name)
+        for topic in self.topics:
+            out[f"exports/topics/{topic.id}.bib"] = bib(self.by_topic[topic.id],
+                                                        title=f"{self.name}: {topic.name}")
+        for tag in self.corpus.taxonomy.tags:
+            out[f"exports/tags/{tag.id}.bib"] = bib(self.by_tag[tag.id], title=f"{self.name}: tag {tag.name}")
+        for listing in self.listings:
+            papers = [self.corpus.papers[s] for s in dict.fromkeys(e.paper for e in listing.entries)]
+            out[f"exports/listings/{listing.slug}.bib"] = bib(papers, title=f"{self.name}: {listing.name}")
         out["exports/papers.json"] = to_json(self.corpus)
         out["exports/papers.csv"] = to_csv(self.corpus)
         return out
@@ -196,6 +208,10 @@ class Site:
                 "overlaps": trusted(heatmap(names, overlaps, title="Papers sharing two topics")),
             },
         }
+
+    def citable(self, papers: list[Paper]) -> int:
+        """How many of these papers have a BibTeX entry."""
+        return sum(p.slug in self.bib_keys for p in papers)
 
     def topic_name(self, topic_id: str) -> str:
         return next(t.name for t in self.topics if t.id == topic_id)
