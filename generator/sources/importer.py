@@ -9,7 +9,7 @@ empty optional fields (arXiv id, authors, date).
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -45,7 +45,7 @@ class Report:
         return "\n".join(lines)
 
 
-def new_paper(raw: RawEntry, taxonomy: Taxonomy, taken: set[str], today: str) -> Paper:
+def new_paper(raw: RawEntry, taxonomy: Taxonomy, taken: Container[str], today: str) -> Paper:
     """A paper for an entry not yet in the corpus, with the rules' topics and tags."""
     suggestion = suggest(taxonomy, raw.title, raw.abstract)
     return Paper(
@@ -131,7 +131,7 @@ class Importer:
             return self._entry(found.slug, raw)
         for maybe in self.index.possible(raw.title, raw.abstract):
             self.report.review.append(f"{label}: may be the same paper as {maybe.slug} ({maybe.why})")
-        paper = new_paper(raw, self.corpus.taxonomy, set(self.papers), self.today)
+        paper = new_paper(raw, self.corpus.taxonomy, self.papers, self.today)
         self.papers[paper.slug] = paper
         self.changed[paper.slug] = paper
         self.index.add(paper)
