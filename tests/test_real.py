@@ -4,30 +4,24 @@ MkDocs builds strictly; a second import of the same file changes no byte."""
 from __future__ import annotations
 
 import gzip
-import os
 import re
 import shutil
 from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
-from conftest import ROOT, make_project, mkdocs_build, snapshot, survey
+from conftest import make_project, mkdocs_build, real_papers, snapshot, survey
 
 from generator.corpus.store import load_corpus
-
-REAL = ROOT.parent / "shared" / "real" / "hf-daily-papers-2024-05-to-2026-08.json.gz"
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
 def real_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    if not REAL.exists():
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{REAL} is missing: CI runs the real-data invariant")
-        pytest.skip(f"no real data at {REAL}")
+    source = real_papers()
     path = tmp_path_factory.mktemp("real-data") / "daily-papers.json"
-    with gzip.open(REAL) as src, path.open("wb") as dst:
+    with gzip.open(source) as src, path.open("wb") as dst:
         shutil.copyfileobj(src, dst)
     return path
 

@@ -1,0 +1,136 @@
+"""The full `mkdocs build` and the floor: the same Markdown built by MkDocs without the plugin."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from generator.corpus.store import load_corpus
+from generator.site.render import NavItem
+
+from .progress import say
+from .snapshot import SRC, subprocess_env
+from .stages import make_site
+
+
+def _nav_data(items: list[NavItem], configured: Any) -> list[Any]:
+    """The nav the plugin gives MkDocs: the generated items, then mkdocs.yml's own `nav`."""
+    def convert(item: NavItem) -> Any:
+        if item.path is None:
+            return {item.title: [convert(c) for c in item.children]}
+        return {item.title: item.path}
+
+    return [convert(i) for i in items if i.path is not None or i.children] + list(configured or [])
+
+
+def make_projects(work: Path, corpus_dir: Path) -> tuple[Path, Path]:
+    """The full project (the repository's site sources around the corpus) and the floor one."""
+    full = work / "full"
+    full.mkdir()
+    shutil.copy(SRC / "mkdocs.yml", full / "mkdocs.yml")
+    shutil.copytree(SRC / "docs", full / "docs")
+    shutil.copytree(SRC / "templates", full / "templates")
+    shutil.move(str(corpus_dir), full / "corpus")
+
+    floor = work / "floor"
+    floor.mkdir()
+    shutil.copytree(SRC / "docs", floor / "docs")
+    # templates/ too: the theme's custom_dir (templates/theme) must be the same in both builds.
+    shutil.copytree(SRC / "templates", floor / "templates")
+    config = yaml.safe_load((SRC / "mkdocs.yml").read_text(encoding="utf-8"))
+    cmd = [sys.executable, "-m", "generator", "build", "--out", str(floor / "docs"),
+           "--corpus", str(full / "corpus"), "--templates", str(full / "templates")]
+    build_help = subprocess.run([sys.executable, "-m", "generator", "build", "--help"],
+                                capture_output=True, text=True, cwd=SRC, env=subprocess_env()).stdout
+    if "--site-url" in build_help and config.get("site_url"):
+        cmd += ["--site-url", config["site_url"]]
+    result = subprocess.run(cmd, capture_output=True, text=True, cwd=full, env=subprocess_env())
+    if result.returncode != 0:
+        raise SystemExit(f"bench: survey build failed:\n{result.stdout}{result.stderr}")
+    config["plugins"] = [p for p in config["plugins"]
+                         if not (p == "survey" or (isinstance(p, dict) and "survey" in p))]
+    site = make_site(load_corpus(full / "corpus"), full / "templates")
+    config["nav"] = _nav_data(site.nav(), config.get("nav"))
+    # The plugin marks papers/* and tags/* (but not tags/index.md) as not in the nav.
+    config["not_in_nav"] = "papers/\ntags/*.md\n!tags/index.md\n"
+    (floor / "mkdocs.yml").write_text(
+        yaml.safe_dump(config, sort_keys=False, allow_unicode=True, width=10**9), encoding="utf-8")
+    return full, floor
+
+
+def mkdocs_build(project: Path, site: Path, log: Path) -> dict[str, Any]:
+    """One `mkdocs build` in a fresh subprocess: wall time, its own peak RSS, warnings."""
+    if site.exists():
+        shutil.rmtree(site)
+    env = subprocess_env()
+    cmd = [sys.executable, "-m", "mkdocs", "build", "--site-dir", str(site)]
+    load_before = os.getloadavg()[0]  # other work on the machine shows here
+    with open(log, "w", encoding="utf-8") as fh:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, cwd=project, stdout=fh, stderr=subprocess.STDOUT, env=env)
+        _, status, usage = os.wait4(proc.pid, 0)
+        seconds = time.perf_counter() - t0
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    text = log.read_text(encoding="utf-8", errors="replace")
+    if proc.returncode != 0:
+        raise SystemExit(f"bench: mkdocs build failed in {project}:\n{text[-4000:]}")
+    warnings = [line for line in text.splitlines() if line.startswith("WARNING")]
+    return {"seconds": seconds, "cpu_s": usage.ru_utime + usage.ru_stime,
+            "peak_mb": usage.ru_maxrss / 1024, "load_before": load_before, "warnings": warnings}
+
+
+@dataclass(frozen=True)
+class Built:
+    """A corpus after its builds: the two projects and the sites they built last."""
+
+    papers: int
+    full: Path
+    floor: Path
+    site_full: Path
+    site_floor: Path
+
+
+def full_and_floor(work: Path, n: int, runs: int) -> tuple[Built, dict[str, Any]]:
+    """`runs` builds of each project made around work/corpus, alternating: times and memory."""
+    full, floor = make_projects(work, work / "corpus")
+    builds: dict[str, list[dict[str, Any]]] = {"full": [], "floor": []}
+    for i in range(runs):
+        for kind, project in (("full", full), ("floor", floor)):
+            b = mkdocs_build(project, work / f"site-{kind}", work / f"{kind}-{i}.log")
+            builds[kind].append(b)
+            say(f"[{n}] {kind} build {i + 1}/{runs}: {b['seconds']:.2f} s "
+                f"({b['cpu_s']:.2f} s CPU), "
+                f"peak {b['peak_mb']:.0f} MB, {len(b['warnings'])} warning line(s)")
+    for kind in builds:
+        if builds[kind][-1]["warnings"]:
+            say(f"[{n}] {kind} build warnings: " + " | ".join(builds[kind][-1]["warnings"][:5]))
+    full_s = statistics.median(b["seconds"] for b in builds["full"])
+    floor_s = statistics.median(b["seconds"] for b in builds["floor"])
+    full_cpu = statistics.median(b["cpu_s"] for b in builds["full"])
+    floor_cpu = statistics.median(b["cpu_s"] for b in builds["floor"])
+    built = Built(n, full, floor, work / "site-full", work / "site-floor")
+    return built, {
+        "full_s": full_s,
+        "floor_s": floor_s,
+        "ratio": full_s / floor_s,
+        "full_runs": [b["seconds"] for b in builds["full"]],
+        "floor_runs": [b["seconds"] for b in builds["floor"]],
+        "full_cpu_s": full_cpu,
+        "floor_cpu_s": floor_cpu,
+        "ratio_cpu": full_cpu / floor_cpu,
+        "load_before_builds": [round(b["load_before"], 2) for k in builds for b in builds[k]],
+        "full_cpu_runs": [b["cpu_s"] for b in builds["full"]],
+        "floor_cpu_runs": [b["cpu_s"] for b in builds["floor"]],
+        "full_peak_mb": max(b["peak_mb"] for b in builds["full"]),
+        "floor_peak_mb": max(b["peak_mb"] for b in builds["floor"]),
+        "build_warnings": builds["full"][-1]["warnings"],
+    }

@@ -1,0 +1,35 @@
+"""The benchmark's own parts: its synthetic corpus is valid and the same every time."""
+
+from __future__ import annotations
+
+import sys
+
+from conftest import ROOT, snapshot
+
+from generator.corpus.check import check_corpus
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from survey_bench.report import table
+from survey_bench.synthetic import synthesise
+
+
+def test_synthetic_corpus_is_valid_and_seeded(tmp_path):
+    facts = synthesise(tmp_path / "a" / "corpus", 60, seed=7, listings=3)
+    synthesise(tmp_path / "b" / "corpus", 60, seed=7, listings=3)
+    synthesise(tmp_path / "c" / "corpus", 60, seed=8, listings=3)
+    assert facts["papers"] == 60 and facts["listings"] == 3
+    corpus, problems = check_corpus(tmp_path / "a" / "corpus")
+    assert [str(p) for p in problems] == []
+    assert len(corpus.papers) == 60
+    a, b, c = (snapshot(tmp_path / x / "corpus") for x in "abc")
+    assert a == b
+    assert a != c
+
+
+def test_table_leaves_out_columns_no_row_has():
+    row = {"size": 1000, "full_s": 9.5, "floor_s": 8.25, "ratio": 9.5 / 8.25}
+    lines = table([row, {**row, "size": 3000, "render_s": 1.5}]).splitlines()
+    assert lines[0] == "| papers | render s | full s | floor s | full/floor |"
+    assert lines[2] == "| 1000 | - | 9.50 | 8.25 | 1.152 |"
+    assert lines[3] == "| 3000 | 1.50 | 9.50 | 8.25 | 1.152 |"
