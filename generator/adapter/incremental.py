@@ -26,6 +26,8 @@ from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.structure.pages import Page
 from mkdocs.utils import meta as mkdocs_meta
 
+from ..site.render import RenderCache
+
 
 class QuietDirty(logging.Filter):
     """MkDocs warns that a dirty build may leave navigation and links inaccurate: with this
@@ -86,6 +88,7 @@ class Incremental:
         self.search: dict[str, list[dict[str, Any]]] = {}  # src_uri -> its search entries
         self.outputs: set[str] = set()  # every file the last build wrote
         self.full = True
+        self.render = RenderCache()
 
     def start(self, files: Files, config: MkDocsConfig, site_digest: str) -> None:
         """Mark what changed; called once the generated files are in `files`."""

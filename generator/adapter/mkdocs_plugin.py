@@ -96,6 +96,7 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
                               f"'survey check':\n{shown}{more}")
         try:
             site = Site(corpus, Path(self.templates_dir), site_url=config.site_url or "",
+                        cache=self.incremental.render if self.incremental else None,
                         site_name=config.site_name)
             pages = site.pages()
             others = site.files()
