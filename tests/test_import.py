@@ -401,3 +401,26 @@ def test_odd_shapes_of_daily_papers_import_into_a_valid_corpus(tmp_path: Path) -
     assert survey("check", "--corpus", str(corpus)).returncode == 0
     site = mkdocs_build(make_project(tmp_path, corpus))
     assert "Author 699" in (site / "papers" / crowd.slug / "index.html").read_text()
+
+
+def test_daily_papers_json_with_escapes_raw_utf8_and_emoji(tmp_path: Path) -> None:
+    """`\\u00dc` escapes, raw UTF-8 and characters beyond the BMP, in one file, read alike."""
+    corpus = new_corpus(tmp_path)
+    escaped = json.dumps([{"paper": _hf_paper("2507.00011", "Üstün’s Tokenizer 🚀",
+                                              ABSTRACT.format("tokens"), ["Ahmet Üstün"])}])
+    raw = json.dumps([{"paper": _hf_paper("2507.00012", "Ωmega Kernels 🧪", ABSTRACT.format("fp8 GEMMs")
+                                          .replace("simple", "plain"), ["Łukasz Kaiser"])}],
+                     ensure_ascii=False)
+    source = tmp_path / "mixed.json"
+    source.write_bytes((escaped[:-1] + ", " + raw[1:]).encode("utf-8"))
+    result = survey("import", str(source), "--corpus", str(corpus))
+    assert result.returncode == 0, result.stderr
+    papers = {p.arxiv: p for p in load_corpus(corpus).papers.values()}
+    assert (papers["2507.00011"].title, papers["2507.00011"].authors) == (
+        "Üstün’s Tokenizer 🚀", ["Ahmet Üstün"])
+    assert (papers["2507.00012"].title, papers["2507.00012"].authors) == (
+        "Ωmega Kernels 🧪", ["Łukasz Kaiser"])
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(b'[{"paper": {"title": "Caf\xe9", "summary": "x"}}]')
+    result = survey("import", str(bad), "--corpus", str(corpus))
+    assert result.returncode == 1 and "not valid UTF-8 (byte 25)" in result.stderr, result.stderr

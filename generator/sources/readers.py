@@ -90,10 +90,7 @@ def read_source(path: Path, shown: str | None = None) -> Source:
         data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     digest = hashlib.sha256(data).hexdigest()
     if _JSON_START.match(data):
-        # Byte for byte: one byte a character, where one emoji makes a decoded text four bytes a
-        # character (185 MB instead of 46 MB for the real daily-papers file). The JSON reader
-        # decodes the texts it keeps as UTF-8, one by one.
-        text = data.decode("latin-1")
+        text = _ascii_json(data, shown)
         fmt: str | None = "hf-json"
     else:
         text = _utf8(data, shown)
@@ -116,11 +113,25 @@ def read_source(path: Path, shown: str | None = None) -> Source:
 _JSON_START = re.compile(rb"\s*[\[{]")
 
 
-def _utf8(data: bytes, shown: str) -> str:
+_NON_ASCII = re.compile(rb"[\x80-\xff]+")
+
+
+def _utf8(data: bytes, shown: str, offset: int = 0) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise SourceError(shown, f"not valid UTF-8 (byte {exc.start}); save the file as UTF-8") from None
+        raise SourceError(shown, f"not valid UTF-8 (byte {offset + exc.start}); save the file as "
+                                 f"UTF-8") from None
+
+
+def _ascii_json(data: bytes, shown: str) -> str:
+    """The same JSON with every non-ASCII character written as a JSON escape, so Python holds it
+    in one byte a character: decoded as it is, one emoji among its 46 MB makes the real
+    daily-papers file a text of four bytes a character (185 MB)."""
+    def escape(match: re.Match[bytes]) -> bytes:
+        return json.dumps(_utf8(match.group(), shown, match.start()))[1:-1].encode("ascii")
+
+    return _NON_ASCII.sub(escape, data).decode("ascii")
 
 
 def detect(text: str) -> str | None:
@@ -221,20 +232,9 @@ _HF_FIELDS = frozenset(("paper", "id", "title", "summary", "authors", "name", "h
 
 
 def _hf_json(text: str, path: str, digest: str) -> Source:
-    """`text` holds the file's bytes, one character each (see `read_source`)."""
 
     def fields(obj: dict[str, Any]) -> dict[str, Any]:
-        out = {}
-        for key, value in obj.items():
-            if key in _HF_FIELDS:
-                if isinstance(value, str) and not value.isascii():
-                    try:
-                        value = value.encode("latin-1").decode("utf-8")
-                    except UnicodeDecodeError:
-                        raise SourceError(path, f"not valid UTF-8 in the {key!r} "
-                                                f"{value[:40]!r}; save the file as UTF-8") from None
-                out[key] = value
-        return out
+        return {key: value for key, value in obj.items() if key in _HF_FIELDS}
 
     try:
         data = json.loads(text, object_hook=fields)
