@@ -19,7 +19,7 @@ import jinja2
 from markupsafe import Markup
 
 from ..corpus.store import Corpus
-from ..corpus.export import bibtex, to_csv, to_json
+from ..corpus.export import bib_file, bibtex, bibtex_keys, to_csv, to_json
 from .feeds import atom_feed
 from .markup import external_url, finalize, html_attr, trusted
 from ..corpus.model import Listing, Paper
@@ -121,6 +121,7 @@ class Site:
         for papers in (*self.by_topic.values(), *self.by_tag.values()):
             papers.sort(key=_title_order)
         self.related = self._related_papers()
+        self.bib_keys = bibtex_keys(self.papers)
 
     def _related_papers(self) -> dict[str, list[str]]:
         cache = self.cache
@@ -158,14 +159,15 @@ class Site:
         for paper in self.papers:
             listed = self.listings_of.get(paper.slug, [])
             related = [self.corpus.papers[s] for s in self.related.get(paper.slug, [])]
+            bib_key = self.bib_keys.get(paper.slug)
             if cache is not None:
-                key = (stamp, self._paper_page_key(paper, listed, related))
+                key = (stamp, bib_key, self._paper_page_key(paper, listed, related))
                 hit = cache.get(paper.slug)
                 if hit is not None and hit[0] == key:
                     out[f"papers/{paper.slug}.md"] = hit[1]
                     continue
             text = paper_template.render(self._context(), paper=paper, listed=listed, related=related,
-                                         bibtex=bibtex(paper))
+                                         bibtex=bibtex(paper, bib_key))
             if cache is not None:
                 cache[paper.slug] = (key, text)
             out[f"papers/{paper.slug}.md"] = text
@@ -211,6 +213,16 @@ class Site:
             out[f"feed-{tag.id}.xml"] = feed(
                 title=f"{self.name}: tag {tag.name}", feed_path=f"feed-{tag.id}.xml",
                 page_path=f"tags/{tag.id}/", papers=self.by_tag[tag.id])
+        bib = partial(bib_file, keys=self.bib_keys)
+        out["exports/survey.bib"] = bib(self.papers, title=self.name)
+        for topic in self.topics:
+            out[f"exports/topics/{topic.id}.bib"] = bib(self.by_topic[topic.id],
+                                                        title=f"{self.name}: {topic.name}")
+        for tag in self.corpus.taxonomy.tags:
+            out[f"exports/tags/{tag.id}.bib"] = bib(self.by_tag[tag.id], title=f"{self.name}: tag {tag.name}")
+        for listing in self.listings:
+            papers = [self.corpus.papers[s] for s in dict.fromkeys(e.paper for e in listing.entries)]
+            out[f"exports/listings/{listing.slug}.bib"] = bib(papers, title=f"{self.name}: {listing.name}")
         out["exports/papers.json"] = to_json(self.corpus)
         out["exports/papers.csv"] = to_csv(self.corpus)
         return out
@@ -234,6 +246,10 @@ class Site:
                 "overlaps": trusted(heatmap(names, overlaps, title="Papers sharing two topics")),
             },
         }
+
+    def citable(self, papers: list[Paper]) -> int:
+        """How many of these papers have a BibTeX entry."""
+        return sum(p.slug in self.bib_keys for p in papers)
 
     def topic_name(self, topic_id: str) -> str:
         return next(t.name for t in self.topics if t.id == topic_id)
