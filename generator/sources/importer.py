@@ -9,6 +9,7 @@ empty optional fields (arXiv id, authors, date).
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -72,8 +73,12 @@ class Importer:
         self.papers = dict(corpus.papers)  # a paper is deep-copied here before it changes
         self.changed: dict[str, Paper] = {}
         self.new_listings: dict[str, Listing] = {}
-        self.index = Index.of(corpus.papers, corpus.listings)
         self.report = Report()
+
+    @functools.cached_property
+    def index(self) -> Index:
+        """Built when the first entry is placed: a file imported before costs no index."""
+        return Index.of(self.corpus.papers, self.corpus.listings)
 
     def read_all(self, paths: Sequence[Path], progress: Callable[[int, int], None] | None = None
                  ) -> list[Source]:
