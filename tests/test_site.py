@@ -395,11 +395,12 @@ def _get(url: str) -> str:
         return str(response.read().decode("utf-8"))
 
 
-def test_mkdocs_serve_rebuilds_when_a_corpus_file_changes(tmp_path: Path) -> None:
+@pytest.mark.parametrize("flags", [[], ["--dirty"]], ids=["serve", "serve-dirty"])
+def test_mkdocs_serve_rebuilds_when_a_corpus_file_changes(tmp_path: Path, flags: list[str]) -> None:
     project = make_project(tmp_path)
     port = _free_port()
     server = subprocess.Popen(
-        [sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}"],
+        [sys.executable, "-m", "mkdocs", "serve", *flags, "-a", f"127.0.0.1:{port}"],
         cwd=project, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
     )
     url = f"http://127.0.0.1:{port}/survey/papers/rewrite-the-stars/"

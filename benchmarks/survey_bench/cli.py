@@ -41,7 +41,9 @@ from typing import Any
 from .browser import search_in_browser
 from .builds import Built, full_and_floor
 from .progress import say
+from .real import REAL_FILE, measure_real
 from .report import table, targets
+from .serve import serve_rebuild
 from .sizes import site_sizes
 from .snapshot import ROOT, SRC, git_state
 from .stages import generator_stages
@@ -51,7 +53,7 @@ from .synthetic import synthesise
 # command line and returns keys of its own for that corpus's row of results (report.COLUMNS
 # names the ones the table shows). Timings taken in a browser on the built site go here.
 SiteMeasurement = Callable[[Built, argparse.Namespace], dict[str, Any]]
-SITE_MEASUREMENTS: tuple[SiteMeasurement, ...] = (site_sizes, search_in_browser)
+SITE_MEASUREMENTS: tuple[SiteMeasurement, ...] = (site_sizes, serve_rebuild, search_in_browser)
 
 
 def measure_size(n: int, args: argparse.Namespace) -> dict[str, Any]:
@@ -63,7 +65,7 @@ def measure_size(n: int, args: argparse.Namespace) -> dict[str, Any]:
         facts = synthesise(work / "corpus", n, args.seed, args.listings)
         facts["synthesis_s"] = round(time.perf_counter() - t0, 2)
         say(f"[{n}] {facts}")
-        return measure_corpus(work, facts, args)
+        return {"kind": "synthetic", **measure_corpus(work, facts, args)}
     finally:
         if args.keep:
             say(f"[{n}] kept {work}")
@@ -114,6 +116,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--site-only", action="store_true",
                         help="only the full build and what is measured on its site (bytes, the "
                              "browser): no generator stages, no floor; for 100,000 papers")
+    parser.add_argument("--real", nargs="?", const=str(REAL_FILE), metavar="FILE",
+                        help="also measure the real daily-papers file, imported into a copy of the "
+                             f"corpus (default FILE: {REAL_FILE})")
     args = parser.parse_args(argv)
     if args.quick:
         args.sizes, args.runs = [1000], 1
@@ -126,7 +131,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def measure_all(args: argparse.Namespace) -> list[dict[str, Any]]:
     """One row of results per corpus measured: the synthetic sizes, then any other corpus."""
-    return [measure_size(n, args) for n in args.sizes]
+    results = [measure_size(n, args) for n in args.sizes]
+    if args.real:
+        results.append(measure_real(args))
+    return results
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -163,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
                         "cpus": os.cpu_count(), "mkdocs": mkdocs.__version__,
                         "material": getattr(material, "__version__", "?")},
             "settings": {"sizes": args.sizes, "runs": args.runs, "listings": args.listings,
-                         "seed": args.seed},
+                         "seed": args.seed, "real": args.real},
             "results": results,
             "targets": verdicts,
             "table": table(results),

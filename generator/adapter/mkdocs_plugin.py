@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ from mkdocs.config.base import Config
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
-from mkdocs.structure.files import File, Files, InclusionLevel
+from mkdocs.structure.files import Files, InclusionLevel
 
 from ..core.errors import SurveyError
 from ..core.progress import Progress
@@ -26,8 +27,12 @@ from ..corpus.taxonomy import Taxonomy
 from ..site.markup import compact_html, dedent_html, number_lists
 from ..site.render import NavItem, Site, template_error
 from ..site.search import build_index
+from .incremental import QUIET_DIRTY, GeneratedFile, Incremental, digest, tree_digest
 
 log = logging.getLogger("mkdocs.plugins.survey")
+
+
+_TAG_LISTING = "<!-- material/tags"
 
 
 class SurveyConfig(Config):
@@ -47,11 +52,26 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
         self.site: Site | None = None
         self.progress = Progress("")
         self.pages_total = self.pages_done = 0
+        self.incremental: Incremental | None = None
+        self.files: Files | None = None
+        self._indexed = 0
+        self._search_indexed = False
+
+    # With on_startup, MkDocs keeps this plugin across the rebuilds of one `mkdocs serve`.
+    def on_startup(self, *, command: str, dirty: bool) -> None:
+        self.incremental = Incremental() if command == "serve" and dirty else None
+        if self.incremental:
+            logging.getLogger("mkdocs.commands.build").addFilter(QUIET_DIRTY)
+
+    def on_shutdown(self) -> None:
+        self.incremental = None
+        logging.getLogger("mkdocs.commands.build").removeFilter(QUIET_DIRTY)
 
     def _path(self, config: MkDocsConfig, value: str) -> str:
         base = os.path.dirname(config.config_file_path or os.path.abspath("mkdocs.yml"))
         return os.path.normpath(os.path.join(base, value))
 
+    @event_priority(100)  # Run first: the tags plugin reads the allowed tags in its own on_config.
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         self.corpus_dir = self._path(config, self.config.corpus)
         self.templates_dir = self._path(config, self.config.templates)
@@ -59,11 +79,12 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
             if not os.path.isdir(path):
                 raise PluginError(f"survey: the {name} folder {path!r} does not exist")
         self.cache = _CACHES.setdefault(self.corpus_dir, CorpusCache())
-        try:  # a broken taxonomy stops the build here, with its one-line message
-            Taxonomy.load(Path(self.corpus_dir) / "taxonomy.yaml",
+        try:
+            taxonomy = Taxonomy.load(Path(self.corpus_dir) / "taxonomy.yaml",
                                      os.path.relpath(Path(self.corpus_dir) / "taxonomy.yaml"))
         except SurveyError as exc:
             raise PluginError(f"survey: {exc}") from None
+        self._allow_tags(config, [t.name for t in taxonomy.tags])
         return config
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
@@ -78,6 +99,7 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
                               f"'survey check':\n{shown}{more}")
         try:
             site = Site(corpus, Path(self.templates_dir), site_url=config.site_url or "",
+                        cache=self.incremental.render if self.incremental else None,
                         site_name=config.site_name)
             pages = site.pages()
             others = site.files()
@@ -92,6 +114,8 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
         self.site = site
         edit = site.edit_targets(pages)
         in_nav = site.nav_paths() if self.config.nav else set()
+        # A tag listing shows the title of every page with its tag.
+        tagged = digest(*(f"{p.slug}\t{p.title}\t{p.tags}" for p in site.papers))
         for path in sorted(pages):
             if files.get_file_from_path(path) is not None:
                 raise PluginError(f"survey: docs/{path} would hide the generated page {path}; "
@@ -99,19 +123,80 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
             # Paper, tag and list-part pages stay out of the navigation, which would otherwise
             # grow with the corpus on every page.
             inclusion = InclusionLevel.UNDEFINED if path in in_nav else InclusionLevel.NOT_IN_NAV
-            file = File.generated(config, path, content=pages[path], inclusion=inclusion)
             target = edit.get(path)
+            key = digest(pages[path], target or "", inclusion.name,
+                         tagged if _TAG_LISTING in pages[path] else "")
+            file = GeneratedFile.of(config, path, pages[path], key, inclusion)
             # edit_uri points into docs/; the page's source lives beside docs/ in the repository.
             file.edit_uri = f"../{target}" if target else None
             files.append(file)
         for path in sorted(others):
-            files.append(File.generated(config, path, content=others[path]))
-        self.progress = Progress("mkdocs: pages rendered")
-        self.pages_total = sum(1 for f in files if f.is_documentation_page())
-        self.pages_done = 0
+            files.append(GeneratedFile.of(config, path, others[path], digest(others[path])))
         if self.config.nav:
             config.nav = _nav(site.nav(), config.nav)
+        if self.incremental:
+            self.incremental.start(files, config, self._site_digest(config))
+        self.files = files
+        self.progress = Progress("mkdocs: pages rendered")
+        self.pages_total = sum(1 for f in files if f.is_documentation_page() and f.is_modified())
+        self.pages_done = 0
         return files
+
+    def _site_digest(self, config: MkDocsConfig) -> str:
+        """What every page shows: when it changes, every page is rebuilt."""
+        with open(config.config_file_path, "rb") as fh:
+            config_text = fh.read()
+        theme = [d for d in config.theme.dirs if not d.startswith(sys.prefix)]
+        return digest(config_text, repr(config.nav), tree_digest(theme), config.site_url or "")
+
+    @event_priority(100)  # Run first: the Markdown as read, before any plugin changes it.
+    def on_page_markdown(self, markdown: str, *, page: Any, config: MkDocsConfig, files: Files) -> str:
+        if self.incremental:
+            self.incremental.page_read(page)
+        return markdown
+
+    @event_priority(101)  # Before the tags plugin populates its listings (at 100).
+    def on_env(self, env: Any, *, config: MkDocsConfig, files: Files) -> Any:
+        if self.incremental:
+            self.incremental.restore_pages(files, config)
+            self.incremental.tags_in_order(_plugin(config, "tags"), files)
+        return env
+
+    @event_priority(-100)  # After the search plugin has indexed the page.
+    def on_page_context(self, context: Any, *, page: Any, config: MkDocsConfig, nav: Any) -> Any:
+        search = _plugin(config, "search")
+        if self.incremental and search is not None:
+            entries = search.search_index.entries
+            mine = entries[self._indexed:]
+            self._indexed = len(entries)
+            self.incremental.page_indexed(page, mine)
+        return context
+
+    @event_priority(-100)  # Run last: Pagefind indexes the site as every other plugin left it.
+    def on_post_build(self, *, config: MkDocsConfig) -> None:
+        if self.incremental and self.files is not None:
+            search = _plugin(config, "search")
+            if search is not None:
+                search.search_index.entries = self.incremental.search_in_order(self.files)
+                search.search_index_prev = None
+            self.incremental.finish(self.files, config.site_dir)
+        if not self.config.search_index:
+            return
+        if self.incremental and self._search_indexed:
+            # Pagefind indexes the whole site (20 s at 10,000 papers): a --dirty preview keeps
+            # the index of its first build, and says so.
+            log.info("survey: search index kept from the first build of this preview")
+            return
+        try:
+            summary = build_index(Path(config.site_dir))
+        except SurveyError as exc:
+            raise PluginError(f"survey: {exc}") from None
+        self._search_indexed = True
+        log.info(f"survey: search index written to pagefind/ {summary}")
+
+    def on_pre_build(self, *, config: MkDocsConfig) -> None:
+        self._indexed = 0
+        self._search_indexed = False
 
     def on_page_content(self, html: str, *, page: Any, config: MkDocsConfig, files: Files) -> str:
         return number_lists(compact_html(html))
@@ -121,20 +206,27 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
         self.progress(self.pages_done, self.pages_total)
         return dedent_html(output)
 
-    @event_priority(-100)  # Run last: index the site as every other plugin left it.
-    def on_post_build(self, *, config: MkDocsConfig) -> None:
-        if not self.config.search_index:
-            return
-        try:
-            summary = build_index(Path(config.site_dir))
-        except SurveyError as exc:
-            raise PluginError(f"survey: {exc}") from None
-        log.info(f"survey: search index written to pagefind/ {summary}")
-
     def on_serve(self, server: Any, config: MkDocsConfig, builder: Any) -> Any:
         server.watch(self.corpus_dir)
         server.watch(self.templates_dir)
         return server
+
+    @staticmethod
+    def _allow_tags(config: MkDocsConfig, names: list[str]) -> None:
+        """Restrict Material's tags plugin to the corpus vocabulary."""
+        for key, plugin in config.plugins.items():
+            if key.split(" #")[0] in ("material/tags", "tags") and hasattr(plugin, "config"):
+                from material.plugins.tags.structure.tag import Tag
+
+                plugin.config.tags_allowed = {Tag(n) for n in names}
+
+
+def _plugin(config: MkDocsConfig, name: str) -> Any:
+    """The material/NAME or NAME plugin, if the configuration has it."""
+    for key, plugin in config.plugins.items():
+        if key.split(" #")[0] in (f"material/{name}", name):
+            return plugin
+    return None
 
 
 def _nav(generated: list[NavItem], configured: Any) -> list[Any]:
