@@ -55,7 +55,6 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
         self.incremental: Incremental | None = None
         self.files: Files | None = None
         self._indexed = 0
-        self._search_indexed = False
 
     # With on_startup, MkDocs keeps this plugin across the rebuilds of one `mkdocs serve`.
     def on_startup(self, *, command: str, dirty: bool) -> None:
@@ -182,21 +181,14 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
             self.incremental.finish(self.files, config.site_dir)
         if not self.config.search_index:
             return
-        if self.incremental and self._search_indexed:
-            # Pagefind indexes the whole site (20 s at 10,000 papers): a --dirty preview keeps
-            # the index of its first build, and says so.
-            log.info("survey: search index kept from the first build of this preview")
-            return
         try:
             summary = build_index(Path(config.site_dir))
         except SurveyError as exc:
             raise PluginError(f"survey: {exc}") from None
-        self._search_indexed = True
         log.info(f"survey: search index written to pagefind/ {summary}")
 
     def on_pre_build(self, *, config: MkDocsConfig) -> None:
         self._indexed = 0
-        self._search_indexed = False
 
     def on_page_content(self, html: str, *, page: Any, config: MkDocsConfig, files: Files) -> str:
         return number_lists(compact_html(html))

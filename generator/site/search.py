@@ -11,6 +11,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -35,6 +36,8 @@ def pagefind_executable() -> Path:
 def build_index(site_dir: Path) -> str:
     """Index the built site in place (`site_dir/pagefind/`); returns what it did and how long."""
     started = time.perf_counter()
+    # Files are named by their content: an index left from an earlier build would stay beside.
+    shutil.rmtree(site_dir / OUTPUT, ignore_errors=True)
     command = [str(pagefind_executable()), "--site", str(site_dir), "--output-subdir", OUTPUT,
                "--force-language", "en"]
     for selector in EXCLUDE:
