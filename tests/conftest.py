@@ -21,6 +21,17 @@ SEED_NAMES = {
 
 os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
 
+# A test that uses one of these builds the whole real site (once a session) or drives a browser:
+# it is marked slow, so `pytest -m "not slow"` leaves it out. Tests that build a site of their
+# own, run `mkdocs serve` or classify or import the whole corpus say @pytest.mark.slow themselves.
+SLOW_FIXTURES = {"real_site", "site_base", "hostile_site", "chromium"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+
 
 def survey(*args: str, cwd: Path | None = None, input: str | None = None,
            env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

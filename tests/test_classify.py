@@ -54,6 +54,7 @@ def test_explain_names_rules_and_words() -> None:
     assert any("[abstract: 'Pipeline parallelism', 'pipeline parallelism']" in line for line in lines)
 
 
+@pytest.mark.slow
 def test_explain_works_for_every_paper() -> None:
     for slug in sorted(CORPUS.papers)[::25]:
         result = survey("explain", slug)
@@ -71,6 +72,7 @@ def test_explain_unknown_slug_suggests_close_ones() -> None:
     assert "did you mean qlora-efficient-finetuning-of-quantized-llms" in result.stderr
 
 
+@pytest.mark.slow
 def test_curated_values_win_over_suggestions(tmp_path: Path) -> None:
     corpus = tmp_path / "corpus"
     shutil.copytree(ROOT / "corpus", corpus)
@@ -116,6 +118,7 @@ def test_tag_vocabulary_is_consistent() -> None:
             assert tag.description and "intended" in tag.description.lower(), tag.id
 
 
+@pytest.mark.slow
 def test_quality_report_meets_the_target_on_the_dev_split() -> None:
     devset = load_devset(ROOT / "tests" / "data" / "topic_devset.yaml")
     assert len(devset["dev"]) >= 100

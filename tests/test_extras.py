@@ -11,6 +11,7 @@ from collections import Counter
 from pathlib import Path
 
 import feedparser
+import pytest
 from bs4 import BeautifulSoup
 from conftest import ROOT, SEEDS, make_project, mkdocs_build, new_corpus, survey
 
@@ -90,6 +91,7 @@ def test_pages_announce_their_feeds(real_site: Path) -> None:
     assert {"../../feed.xml", "../../feed-serving.xml"} <= feeds
 
 
+@pytest.mark.slow
 def test_feed_of_recently_added_papers_follows_the_added_date(tmp_path: Path) -> None:
     corpus = new_corpus(tmp_path)
     survey("import", str(SEEDS[1]), "--corpus", str(corpus), env={"SOURCE_DATE_EPOCH": "1700000000"})
@@ -113,6 +115,7 @@ def test_downloads_round_trip_to_the_corpus(real_site: Path) -> None:
     assert {"../exports/papers.json", "../exports/papers.csv", "../feed.xml"} <= hrefs
 
 
+@pytest.mark.slow
 def test_bibtex_on_papers_with_authors_and_year(tmp_path: Path) -> None:
     corpus = tmp_path / "corpus"
     shutil.copytree(ROOT / "corpus", corpus)
@@ -168,6 +171,7 @@ def test_statistics_numbers_equal_the_corpus(real_site: Path) -> None:
     assert all("http" not in (c.get("href") or "") for c in page.select("article svg *"))
 
 
+@pytest.mark.slow
 def test_statistics_labels_are_literal(tmp_path: Path) -> None:
     corpus = new_corpus(tmp_path)
     survey("import", str(SEEDS[1]), "--corpus", str(corpus), "--name", "<b>Bold</b> & --8<-- \"x\"")

@@ -97,6 +97,7 @@ def test_second_import_changes_no_byte(seeded_corpus: Path, tmp_path: Path) -> N
     assert snapshot(corpus) == before
 
 
+@pytest.mark.slow
 def test_import_summary_and_review_of_possible_duplicates(tmp_path: Path) -> None:
     corpus = new_corpus(tmp_path)
     result = survey("import", str(SEEDS[2]), "--corpus", str(corpus))
@@ -301,6 +302,7 @@ def test_json_item_without_summary_is_named(tmp_path: Path) -> None:
     assert "#2 'TinyRoute" in result.stderr and "paper.summary" in result.stderr
 
 
+@pytest.mark.slow
 def test_import_idempotent_from_scratch(tmp_path: Path) -> None:
     corpus = new_corpus(tmp_path)
     import_seeds(corpus)
