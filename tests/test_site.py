@@ -10,6 +10,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -157,10 +158,31 @@ def test_search_index_holds_every_title_and_abstract(real_site: Path) -> None:
     assert "NVMe" in zero["text"]
 
 
-def test_edit_link_opens_the_corpus_file(real_site: Path) -> None:
-    page = soup(real_site / "papers" / "rewrite-the-stars" / "index.html")
+def test_default_site_names_no_third_party(real_site: Path) -> None:
+    """Out of the box: system fonts, no repository (so no GitHub API call), no edit button."""
+    for page in ["index.html", "papers/rewrite-the-stars/index.html", "tags/index.html"]:
+        html = soup(real_site / page)
+        hosts = {urllib.parse.urlsplit(el.get("href") or el.get("src")).hostname
+                 for el in html.select("link[href]:not([rel=canonical]), script[src], img[src]")}
+        assert hosts == {None}, (page, hosts)
+        assert not html.select("[data-md-component='source'], a.md-content__button")
+
+
+def test_with_a_repository_the_edit_link_opens_the_corpus_file(tmp_path: Path) -> None:
+    """"Make it yours": repo_url and edit_uri set in mkdocs.yml give every page its edit link."""
+    project = make_project(tmp_path)
+    config = project / "mkdocs.yml"
+    text = config.read_text()
+    for key in ("repo_url", "repo_name", "edit_uri"):
+        text, n = re.subn(rf"^# ({key}: )", r"\1", text, flags=re.MULTILINE)
+        assert n == 1, key
+    text = text.replace("OWNER/REPO", "example/survey")
+    config.write_text(text)
+    site = mkdocs_build(project)
+    page = soup(site / "papers" / "rewrite-the-stars" / "index.html")
     edit = page.select_one("a.md-content__button[href*='/edit/']")
-    assert edit["href"].endswith("/edit/main/corpus/papers/rewrite-the-stars.yaml")
+    assert edit["href"] == "https://github.com/example/survey/edit/main/corpus/papers/rewrite-the-stars.yaml"
+    assert page.select_one("a[data-md-component='source']")["href"] == "https://github.com/example/survey"
 
 
 def test_home_page_counts(real_site: Path) -> None:

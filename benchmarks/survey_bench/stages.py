@@ -12,7 +12,7 @@ from typing import Any
 
 import yaml
 
-from generator.classify.rules import suggest
+from generator.classify.suggest import suggest
 from generator.corpus.check import (
     check_corpus,
     duplicate_problems,

@@ -77,7 +77,8 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
             raise PluginError(f"survey: the corpus has {len(problems)} problem(s); run "
                               f"'survey check':\n{shown}{more}")
         try:
-            site = Site(corpus, Path(self.templates_dir), site_url=config.site_url or "")
+            site = Site(corpus, Path(self.templates_dir), site_url=config.site_url or "",
+                        site_name=config.site_name)
             pages = site.pages()
             others = site.files()
         except SurveyError as exc:

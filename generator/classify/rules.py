@@ -1,4 +1,4 @@
-"""Suggesting topics and tags from a paper's title and abstract, with the evidence for each.
+"""The rules of corpus/taxonomy.yaml: which fire on a paper, and the points they earn.
 
 A rule that fires in the title earns twice its weight; in the abstract, its weight, or twice
 its weight when it fires three times or more (a theme the abstract keeps returning to).
@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..corpus.taxonomy import Rule, Taxonomy
+from ..corpus.taxonomy import Rule
+from .prefilter import Presence, required_groups
 
 TITLE_FACTOR = 2
 REPEATED = 3
@@ -43,26 +44,26 @@ class Verdict:
         return not self.chosen and self.score > 0 and self.score * 2 >= self.threshold
 
 
-@dataclass(frozen=True)
-class Suggestion:
-    topics: tuple[Verdict, ...]
-    tags: tuple[Verdict, ...]
+class Scan:
+    """A paper's title and abstract, with the literal look-ups the rule prefilter has made."""
 
-    @property
-    def topic_ids(self) -> list[str]:
-        return [v.id for v in self.topics if v.chosen]
+    __slots__ = ("abstract", "presence", "title")
 
-    @property
-    def tag_ids(self) -> list[str]:
-        return [v.id for v in self.tags if v.chosen]
+    def __init__(self, title: str, abstract: str) -> None:
+        self.title, self.abstract = title, abstract
+        self.presence = {"title": Presence(title), "abstract": Presence(abstract)}
 
 
-def evaluate(rules: list[Rule], title: str, abstract: str) -> tuple[Hit, ...]:
+def evaluate(rules: list[Rule], title: str, abstract: str, scan: Scan | None = None) -> tuple[Hit, ...]:
     hits = []
+    scan = scan or Scan(title, abstract)
     for rule in rules:
+        groups = required_groups(rule.pattern)
         for where, text in (("title", title), ("abstract", abstract)):
             if rule.where not in (where, "both"):
                 continue
+            if not scan.presence[where].holds(groups):
+                continue  # cannot match: see prefilter
             found = [m.group(0) for m in rule.pattern.finditer(text)]
             if not found:
                 continue
@@ -73,40 +74,3 @@ def evaluate(rules: list[Rule], title: str, abstract: str) -> tuple[Hit, ...]:
             distinct = tuple(dict.fromkeys(found))
             hits.append(Hit(rule=rule, where=where, found=distinct, points=points))
     return tuple(hits)
-
-
-def suggest(taxonomy: Taxonomy, title: str, abstract: str) -> Suggestion:
-    return Suggestion(
-        topics=tuple(
-            Verdict(t.id, t.name, t.threshold, evaluate(t.rules, title, abstract))
-            for t in taxonomy.topics
-        ),
-        tags=tuple(
-            Verdict(t.id, t.name, t.threshold, evaluate(t.rules, title, abstract))
-            for t in taxonomy.tags
-        ),
-    )
-
-
-def explain_lines(suggestion: Suggestion, topics: list[str], tags: list[str]) -> list[str]:
-    """A readable account: for each topic and tag the paper has or narrowly missed, the rules."""
-    lines = []
-    for kind, verdicts, held in (("topic", suggestion.topics, topics), ("tag", suggestion.tags, tags)):
-        for v in verdicts:
-            if v.id not in held and not v.chosen and not v.near_miss:
-                continue
-            if v.id in held and v.chosen:
-                state = "has it; the rules agree"
-            elif v.id in held:
-                state = "has it (curated); the rules would not suggest it"
-            elif v.chosen:
-                state = "the rules suggest it, but the paper's file leaves it out (curated)"
-            else:
-                state = "narrowly missed"
-            lines.append(f"{kind} {v.id}: score {v.score} of {v.threshold} needed: {state}")
-            for h in v.hits:
-                words = ", ".join(repr(w) for w in h.found)
-                lines.append(f"    {h.points:+d}  {h.rule.name} [{h.where}: {words}]")
-            if not v.hits:
-                lines.append("    no rule fired")
-    return lines

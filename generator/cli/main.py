@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ..core.errors import SurveyError
 from ..core.progress import Progress
+from ..core.settings import read_settings
 
 
 def today() -> str:
@@ -39,6 +40,8 @@ def build_parser() -> argparse.ArgumentParser:
     _corpus_arg(p)
 
     p = sub.add_parser("check", help="validate the whole corpus")
+    p.add_argument("--review", action="store_true",
+                   help="also list papers whose suggested topics the model is unsure of (not curated)")
     _corpus_arg(p)
 
     p = sub.add_parser("export", help="write the corpus as JSON (or CSV)")
@@ -55,10 +58,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--write", action="store_true")
     _corpus_arg(p)
 
-    p = sub.add_parser("quality", help="precision, recall and F1 of the topic rules on a labelled set")
-    p.add_argument("--devset", default="tests/data/topic_devset.yaml", metavar="FILE")
-    p.add_argument("--errors", action="store_true", help="list every paper the rules get wrong")
-    p.add_argument("--split", help="only this split of the labelled set (e.g. dev)")
+    p = sub.add_parser("quality", help="precision, recall and F1 of the topic suggestions: held out "
+                                       "and cross-validated, and the share flagged for review")
+    _labelled_args(p)
+    p.add_argument("--folds", type=int, default=5, metavar="K")
+    p.add_argument("--min-f1", type=float, metavar="F",
+                   help="exit 1 when the held-out or cross-validated micro-F1 is below F")
+    p.add_argument("--errors", action="store_true", help="list every held-out paper the model gets wrong")
+    _corpus_arg(p)
+
+    p = sub.add_parser("train", help="fit the topic model on the labelled papers and write "
+                                     "corpus/topic_model.yaml")
+    _labelled_args(p)
     _corpus_arg(p)
 
     p = sub.add_parser("build", help="write the site's generated Markdown to a folder")
@@ -114,9 +125,30 @@ def cmd_check(args: argparse.Namespace) -> int:
     if problems:
         print(f"survey check: {len(problems)} problem(s)", file=sys.stderr)
         return 1
+    if args.review:
+        _review(corpus)
     print(f"survey check: {len(corpus.papers)} papers, {len(corpus.listings)} listings, "
           f"{len(corpus.taxonomy.topics)} topics, {len(corpus.taxonomy.tags)} tags: all valid")
     return 0
+
+
+def _review(corpus) -> None:  # type: ignore[no-untyped-def]
+    from ..classify.model import REVIEW_HIGH, REVIEW_LOW
+    from ..classify.suggest import suggest
+
+    flagged = 0
+    for paper in corpus.sorted_papers():
+        if "topics" in paper.curated:
+            continue
+        unsure = suggest(corpus.taxonomy, paper.title, paper.abstract).uncertain
+        if unsure:
+            flagged += 1
+            said = ", ".join(
+                f"{v.id} {v.confidence:.2f} ({'has it' if v.id in paper.topics else 'not given'})"
+                for v in unsure)
+            print(f"review: {paper.file}: {said}")
+    print(f"survey check --review: {flagged} paper(s) with a topic of confidence between "
+          f"{REVIEW_LOW} and {REVIEW_HIGH} to read; curated topics are not listed")
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -133,7 +165,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    from ..classify.rules import explain_lines, suggest
+    from ..classify.suggest import explain_lines, suggest
     from ..corpus.store import load_corpus
 
     corpus = load_corpus(args.corpus)
@@ -154,7 +186,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def cmd_classify(args: argparse.Namespace) -> int:
-    from ..classify.rules import suggest
+    from ..classify.suggest import suggest
     from ..corpus.store import load_corpus, paper_text, write_files
 
     corpus = load_corpus(args.corpus)
@@ -179,16 +211,75 @@ def cmd_classify(args: argparse.Namespace) -> int:
 
 
 def cmd_quality(args: argparse.Namespace) -> int:
-    from ..classify.quality import evaluate_devset, format_report, load_devset
+    import dataclasses
+
+    from ..classify.quality import cross_validate, evaluate_docs, format_reports
+
+    corpus, docs = _labelled(args)
+    heldout = [d for d in docs if d.split == "heldout"]
+    pool = [d for d in docs if d.split != "heldout"]
+    if not corpus.taxonomy.weights():
+        raise SurveyError(f"no topic model in {args.corpus}: run survey train first")
+    model = evaluate_docs(corpus.taxonomy, heldout, "held-out real papers, never trained or tuned on")
+    rules = evaluate_docs(dataclasses.replace(corpus.taxonomy, model_path=None, _weights={}), heldout,
+                          "the same papers, topic rules alone (for comparison)")
+    cv = cross_validate(corpus.taxonomy, pool, args.folds)
+    cv.name = f"{args.folds}-fold cross-validation on the {len(pool)} papers trained on"
+    print(format_reports([model, rules, cv]))
+    if args.errors:
+        from ..classify.suggest import suggest
+
+        for d in heldout:
+            got = suggest(corpus.taxonomy, d.title, d.abstract).topic_ids
+            if sorted(got) != sorted(d.gold):
+                print(f"    {d.key}: labelled {list(d.gold) or '[]'}, model says {got or '[]'}: {d.title}")
+    if args.min_f1 is not None:
+        low = [f"{r.name}: {r.micro.f1:.3f}" for r in (model, cv) if r.micro.f1 < args.min_f1]
+        if low:
+            raise SurveyError(f"micro-F1 below the floor of {args.min_f1}: {'; '.join(low)}")
+    return 0
+
+
+DEFAULT_TEXTS = "../shared/real/hf-daily-papers-2024-05-to-2026-08.json.gz"
+
+
+def _labelled_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--devset", default="tests/data/topic_devset.yaml", metavar="FILE",
+                   help="hand-labelled seed papers")
+    p.add_argument("--labels", default="tests/data/topic_labels.yaml", metavar="FILE",
+                   help="hand-labelled real papers")
+    p.add_argument("--texts", default=DEFAULT_TEXTS, metavar="FILE",
+                   help="the daily-papers JSON the labelled papers' texts come from")
+
+
+def _labelled(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    from ..classify.quality import load_labelled
     from ..corpus.store import load_corpus
 
     corpus = load_corpus(args.corpus)
-    devset = load_devset(Path(args.devset))
-    if args.split:
-        if args.split not in devset:
-            raise SurveyError(f"{args.devset}: no split {args.split!r}; splits: {', '.join(devset)}")
-        devset = {args.split: devset[args.split]}
-    print(format_report(evaluate_devset(corpus, devset), show_errors=args.errors))
+    return corpus, load_labelled(corpus, Path(args.devset), Path(args.labels), Path(args.texts))
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    from ..classify.model import train
+    from ..core.yamlio import dump_yaml
+    from ..corpus.store import write_files
+    from ..corpus.taxonomy import MODEL_FILE
+
+    corpus, docs = _labelled(args)
+    pool = [d for d in docs if d.split != "heldout"]
+    weights = train(corpus.taxonomy, [(d.title, d.abstract) for d in pool], [d.gold for d in pool])
+    header = (
+        "# The topic model: a bias and weights a topic (generator/classify/model.py says how they are\n"
+        f"# used). Written by `survey train` from {len(pool)} hand-labelled papers ({args.devset} and the\n"
+        f"# tune split of {args.labels}). A curator may edit a weight or delete a line;\n"
+        "# `survey explain SLUG` shows which weights decided a paper, `survey quality` what an edit costs.\n"
+    )
+    data = {"topics": {t: {"bias": w.bias, "weights": w.weights} for t, w in weights.items()}}
+    written = write_files(corpus.root, [(MODEL_FILE, header + dump_yaml(data))])
+    print(f"survey train: {len(pool)} papers, "
+          + ", ".join(f"{t} {len(w.weights)} weights" for t, w in weights.items())
+          + f"; {'wrote' if written else 'unchanged'} {corpus.root / MODEL_FILE}")
     return 0
 
 
@@ -197,7 +288,8 @@ def cmd_build(args: argparse.Namespace) -> int:
     from ..site.render import Site
 
     corpus = load_corpus(args.corpus)
-    site = Site(corpus, Path(args.templates), site_url=args.site_url or _configured_site_url())
+    settings = read_settings()
+    site = Site(corpus, Path(args.templates), site_url=args.site_url or settings.url, site_name=settings.name)
     pages = site.pages()
     out = Path(args.out)
     for rel, text in {**pages, **site.files()}.items():
@@ -208,12 +300,6 @@ def cmd_build(args: argparse.Namespace) -> int:
     return 0
 
 
-def _configured_site_url() -> str:
-    from ..sources.add import site_url
-
-    return site_url()
-
-
 def cmd_add(args: argparse.Namespace) -> int:
     from ..sources.add import run_add
 
@@ -222,7 +308,7 @@ def cmd_add(args: argparse.Namespace) -> int:
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "import": cmd_import, "check": cmd_check, "export": cmd_export, "explain": cmd_explain,
-    "classify": cmd_classify, "quality": cmd_quality, "build": cmd_build, "add": cmd_add,
+    "classify": cmd_classify, "quality": cmd_quality, "train": cmd_train, "build": cmd_build, "add": cmd_add,
 }
 
 __all__ = ["main"]

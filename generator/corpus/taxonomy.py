@@ -7,12 +7,14 @@ fire add up to its threshold; a tag, likewise (its threshold defaults to 1).
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..core.errors import CorpusError
+from ..core.yamlio import load_yaml, read_text
 
 TOPIC_ID_RE = re.compile(r"^[a-z][a-z0-9-]*$")
 TAG_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ./+()-]*$")
@@ -51,9 +53,29 @@ class Tag:
 
 
 @dataclass
+class TopicWeights:
+    """One topic's linear model: see generator/classify/model.py."""
+
+    bias: float
+    weights: dict[str, float]
+
+
+MODEL_FILE = "topic_model.yaml"  # beside taxonomy.yaml
+
+
+@dataclass
 class Taxonomy:
     topics: list[Topic] = field(default_factory=list)
     tags: list[Tag] = field(default_factory=list)
+    model_path: Path | None = None
+    _weights: dict[str, TopicWeights] | None = field(default=None, repr=False, compare=False)
+
+    def weights(self) -> dict[str, TopicWeights]:
+        """The topic model's weights, read on first use (the build never needs them); {} if none."""
+        if self._weights is None:
+            path = self.model_path
+            self._weights = load_weights(path, self) if path is not None and path.exists() else {}
+        return self._weights
 
     @classmethod
     def empty(cls) -> Taxonomy:
@@ -75,11 +97,11 @@ class Taxonomy:
 
     @classmethod
     def load(cls, path: Path, shown: str) -> Taxonomy:
-        from ..core.yamlio import load_yaml, read_text
-
         if not path.exists():
             raise CorpusError(shown, "the taxonomy file is missing")
-        return cls.from_dict(load_yaml(read_text(path, shown), shown), shown)
+        taxonomy = cls.from_dict(load_yaml(read_text(path, shown), shown), shown)
+        taxonomy.model_path = path.parent / MODEL_FILE
+        return taxonomy
 
     @classmethod
     def from_dict(cls, data: Any, path: str) -> Taxonomy:
@@ -197,3 +219,35 @@ def _tag(raw: Any, path: str, i: int) -> Tag:
                           entry=ident, field="name")
     return Tag(id=ident, name=name, description=_text(r, "description", path, ident, required=False),
                threshold=_threshold(r, path, ident, 1), rules=_rules(r, path, ident))
+
+
+def load_weights(path: Path, taxonomy: Taxonomy) -> dict[str, TopicWeights]:
+    shown = path.name if not path.is_absolute() else str(path)
+    data = load_yaml(read_text(path, shown), shown)
+    topics = data.get("topics") if isinstance(data, dict) else None
+    if not isinstance(topics, dict):
+        raise CorpusError(shown, "expected a mapping with 'topics': {topic: {bias, weights}}")
+    out = {}
+    for topic_id, raw in topics.items():
+        if topic_id not in taxonomy.topic_ids:
+            raise CorpusError(shown, "not a topic of the taxonomy", entry=str(topic_id))
+        r = _check_keys(raw, shown, str(topic_id), {"bias", "weights"})
+        table = r.get("weights")
+        if not isinstance(table, dict):
+            raise CorpusError(shown, "must be a mapping of feature to number", entry=topic_id,
+                              field="weights")
+        out[topic_id] = TopicWeights(
+            bias=_number(r.get("bias"), shown, topic_id, "bias"),
+            weights={str(k): _number(v, shown, topic_id, f"weights.{k}") for k, v in table.items()},
+        )
+    return out
+
+
+def _number(value: Any, path: str, entry: str, name: str) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = math.nan
+    if not math.isfinite(number) or isinstance(value, bool):
+        raise CorpusError(path, f"must be a number, not {value!r}", entry=entry, field=name)
+    return number

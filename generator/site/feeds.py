@@ -1,7 +1,8 @@
-"""Atom feeds of recently added papers: one for the whole survey, one per topic.
+"""Atom feeds of the newest papers: one for the whole survey, one per topic and one per tag.
 
-"Recently added" is the `added` date recorded in each paper file. Built with ElementTree, so
-every text is escaped as XML requires.
+Newest first: by the day a paper was `added` to the corpus (what a subscriber has not seen
+yet), and among papers added the same day (a whole import) by the paper's publication `date`,
+undated papers last. Built with ElementTree, so every text is escaped as XML requires.
 """
 
 from __future__ import annotations
@@ -15,16 +16,23 @@ LIMIT = 50
 _EPOCH = "1970-01-01"
 
 
+def _day(value: str | None) -> str:
+    """A full day from YYYY, YYYY-MM or YYYY-MM-DD (the first day of the year or month)."""
+    if not value:
+        return _EPOCH
+    return value + "-01-01"[len(value) - 4:] if len(value) < 10 else value
+
+
 def _stamp(day: str | None) -> str:
-    return f"{day or _EPOCH}T00:00:00Z"
+    return f"{_day(day)}T00:00:00Z"
 
 
 def recent(papers: list[Paper], limit: int = LIMIT) -> list[Paper]:
-    return sorted(papers, key=lambda p: (p.added or _EPOCH, p.slug), reverse=True)[:limit]
+    return sorted(papers, key=lambda p: (_day(p.added), p.date and _day(p.date) or "", p.slug), reverse=True)[:limit]
 
 
 def atom_feed(*, title: str, feed_path: str, page_path: str, site_url: str, papers: list[Paper],
-              topic_names: dict[str, str]) -> str:
+              topic_names: dict[str, str], author: str) -> str:
     """An Atom 1.0 document; `site_url` ends with a slash, paths are relative to it."""
     ET.register_namespace("", ATOM)
     entries = recent(papers)
@@ -41,12 +49,14 @@ def atom_feed(*, title: str, feed_path: str, page_path: str, site_url: str, pape
     el(feed, "updated", _stamp(max((p.added or _EPOCH for p in entries), default=None)))
     el(feed, "link", rel="self", type="application/atom+xml", href=site_url + feed_path)
     el(feed, "link", rel="alternate", type="text/html", href=site_url + page_path)
-    el(el(feed, "author"), "name", "ML Systems Survey")
+    el(el(feed, "author"), "name", author)
     for paper in entries:
         entry = el(feed, "entry")
         el(entry, "id", site_url + paper.path)
         el(entry, "title", paper.title)
         el(entry, "updated", _stamp(paper.added))
+        if paper.date:
+            el(entry, "published", _stamp(paper.date))
         el(entry, "link", rel="alternate", type="text/html", href=site_url + paper.path)
         for name in paper.authors:
             el(el(entry, "author"), "name", name)

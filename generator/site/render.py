@@ -10,6 +10,7 @@ import json
 import os
 import re
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote_plus
@@ -25,6 +26,7 @@ from ..corpus.model import Listing, Paper
 from .related import related_papers
 from .stats import Bar, bar_chart, heatmap, listing_sizes, topic_overlaps
 from ..corpus.taxonomy import OTHER, Tag, Topic
+from ..core.settings import DEFAULT_NAME
 from ..core.text import first_sentence
 
 OTHER_TOPIC = Topic(
@@ -69,8 +71,10 @@ def front_matter(**values: Any) -> str:
 
 
 class Site:
-    def __init__(self, corpus: Corpus, templates: Path, site_url: str = "") -> None:
+    def __init__(self, corpus: Corpus, templates: Path, site_url: str = "",
+                 site_name: str = DEFAULT_NAME) -> None:
         self.corpus = corpus
+        self.name = site_name
         self.site_url = site_url if not site_url or site_url.endswith("/") else site_url + "/"
         self.env = jinja2.Environment(
             loader=jinja2.FileSystemLoader(str(templates)),
@@ -131,16 +135,20 @@ class Site:
     def files(self) -> dict[str, str]:
         """The other generated files: Atom feeds and the corpus exports."""
         names = {t.id: t.name for t in self.topics}
+        feed = partial(atom_feed, site_url=self.site_url, topic_names=names, author=self.name)
         # Feeds sit at the site root: Material fetches a sitemap.xml beside every
-        # <link rel="alternate">, and the root is where MkDocs writes it.
-        out = {"feed.xml": atom_feed(
-            title="ML Systems Survey: recently added papers", feed_path="feed.xml",
-            page_path="", site_url=self.site_url, papers=self.papers, topic_names=names)}
+        # <link rel="alternate">, and the root is where MkDocs writes it. Topic and tag ids
+        # share one namespace, so feed-ID.xml names one feed.
+        out = {"feed.xml": feed(title=f"{self.name}: newest papers", feed_path="feed.xml",
+                                page_path="", papers=self.papers)}
         for topic in self.topics:
-            out[f"feed-{topic.id}.xml"] = atom_feed(
-                title=f"ML Systems Survey: {topic.name}", feed_path=f"feed-{topic.id}.xml",
-                page_path=f"topics/{topic.id}/", site_url=self.site_url,
-                papers=self.by_topic[topic.id], topic_names=names)
+            out[f"feed-{topic.id}.xml"] = feed(
+                title=f"{self.name}: {topic.name}", feed_path=f"feed-{topic.id}.xml",
+                page_path=f"topics/{topic.id}/", papers=self.by_topic[topic.id])
+        for tag in self.corpus.taxonomy.tags:
+            out[f"feed-{tag.id}.xml"] = feed(
+                title=f"{self.name}: tag {tag.name}", feed_path=f"feed-{tag.id}.xml",
+                page_path=f"tags/{tag.id}/", papers=self.by_tag[tag.id])
         out["exports/papers.json"] = to_json(self.corpus)
         out["exports/papers.csv"] = to_csv(self.corpus)
         return out

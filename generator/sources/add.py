@@ -16,6 +16,7 @@ import urllib.request
 from pathlib import Path
 
 from ..core.errors import DuplicateError, OfflineError, SurveyError
+from ..core.settings import read_settings
 from ..core.text import squash
 from ..core.yamlio import load_yaml
 from ..corpus.check import duplicate_problems, vocabulary_problems
@@ -135,7 +136,7 @@ def run_add(args: argparse.Namespace, today: str) -> int:
         existing = os.path.relpath(corpus.root / "papers" / f"{found.slug}.yaml")
         raise DuplicateError(f"this paper is already in the corpus as {existing} (same {found.how}); "
                              f"edit that file instead", existing)
-    paper = new_paper(raw, corpus.taxonomy, set(corpus.papers), today)
+    paper, suggestion = new_paper(raw, corpus.taxonomy, set(corpus.papers), today)
     curated: list[str] = []
     if args.topic is not None:
         paper.topics, curated = list(dict.fromkeys(args.topic)), [*curated, "topics"]
@@ -160,15 +161,9 @@ def run_add(args: argparse.Namespace, today: str) -> int:
     print(f"wrote {path}")
     how = " (yours)" if "topics" in paper.curated else f" (suggested; see survey explain {paper.slug})"
     print(f"topics: {', '.join(paper.topics) or '(none: listed under Other)'}{how}")
+    if "topics" not in paper.curated and suggestion.uncertain:
+        unsure = ", ".join(f"{v.id} {v.confidence:.2f}" for v in suggestion.uncertain)
+        print(f"review: the model is unsure of {unsure}; read the abstract and fix `topics` if needed")
     print(f"tags: {', '.join(paper.tags) or '(none)'}")
-    print(f"page: {site_url()}{paper.path}")
+    print(f"page: {read_settings().url}{paper.path}")
     return 0
-
-
-def site_url() -> str:
-    config = Path("mkdocs.yml")
-    if config.is_file():
-        match = re.search(r"^site_url:\s*(\S+)", config.read_text(encoding="utf-8"), re.MULTILINE)
-        if match:
-            return match.group(1).rstrip("/") + "/"
-    return ""

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..classify.rules import suggest
+from ..classify.suggest import Suggestion, suggest
 from ..core.errors import SurveyError
 from ..core.text import match_key, slugify
 from ..corpus.model import Entry, Listing, Paper
@@ -32,6 +32,7 @@ class Report:
     listings: list[str] = field(default_factory=list)
     already: list[str] = field(default_factory=list)  # sources imported before, skipped whole
     written: list[str] = field(default_factory=list)
+    uncertain: list[str] = field(default_factory=list)  # added papers whose topics need a person
 
     def summary(self) -> str:
         lines = [
@@ -41,18 +42,21 @@ class Report:
         lines += [f"listing recorded: {s}" for s in self.listings]
         lines += [f"already imported, unchanged: {s}" for s in self.already]
         lines += [f"review: {line}" for line in self.review]
+        if self.uncertain:
+            lines.append(f"topics to review: {len(self.uncertain)} of the {len(self.added)} papers added "
+                         f"have a topic the model is unsure of; `survey check --review` lists them")
         lines.append(f"files written: {len(self.written)}")
         return "\n".join(lines)
 
 
-def new_paper(raw: RawEntry, taxonomy: Taxonomy, taken: set[str], today: str) -> Paper:
-    """A paper for an entry not yet in the corpus, with the rules' topics and tags."""
+def new_paper(raw: RawEntry, taxonomy: Taxonomy, taken: set[str], today: str) -> tuple[Paper, Suggestion]:
+    """A paper for an entry not yet in the corpus, with the suggested topics and tags."""
     suggestion = suggest(taxonomy, raw.title, raw.abstract)
     return Paper(
         slug=slugify(raw.title, taken), title=raw.title, abstract=raw.abstract,
         topics=suggestion.topic_ids, tags=suggestion.tag_ids, arxiv=raw.arxiv,
         authors=list(raw.authors), date=raw.date, links=dict(raw.links), added=today,
-    )
+    ), suggestion
 
 
 class Importer:
@@ -131,7 +135,9 @@ class Importer:
             return self._entry(found.slug, raw)
         for maybe in self.index.possible(raw.title, raw.abstract):
             self.report.review.append(f"{label}: may be the same paper as {maybe.slug} ({maybe.why})")
-        paper = new_paper(raw, self.corpus.taxonomy, set(self.papers), self.today)
+        paper, suggestion = new_paper(raw, self.corpus.taxonomy, set(self.papers), self.today)
+        if suggestion.uncertain:
+            self.report.uncertain.append(paper.slug)
         self.papers[paper.slug] = paper
         self.changed[paper.slug] = paper
         self.index.add(paper)

@@ -7,6 +7,13 @@ Two parts, both ordered by a hash of the arXiv id so the draw is random but fixe
   systems word (GPU, parallel, distributed, quantiz-, inference, serving, kernel, ...), so each
   topic has enough positive examples. The word list is deliberately wider than any topic rule
   and was fixed before any paper was read.
+- `targeted`: for each topic in turn, the next 90 papers by hash whose *title* has a word of
+  that topic (TOPIC_WORDS), so that every topic has enough on-topic papers to learn from and to
+  measure with. Drawn after the first two parts were labelled, when they proved to hold only
+  3 quantization and 7 kernels papers.
+- `abstract`: then, for each topic in turn, the next 75 papers by hash whose *abstract* has a
+  stricter word of that topic (ABSTRACT_WORDS), drawn when the first three parts still held
+  few kernels and parallelism papers.
 Papers that are also in the seed listings are left out: the seeds were tuned on.
 """
 
@@ -30,6 +37,30 @@ SYSTEMS_WORDS = re.compile(
     r"pruning|on-device|edge devices?)\b",
     re.IGNORECASE,
 )
+
+
+TARGETED_N = 90
+TOPIC_WORDS = {
+    "parallelism": r"parallel\w*|distributed|multi-GPU|multi-node|cluster|sharded|sharding|"
+                   r"communication|pipeline|decentrali[sz]ed|federated|scal\w+ (?:training|to \d)",
+    "quantization": r"quanti[sz]\w*|low-bit|\d-bit|\d\.\d+-bit|FP[48]|INT[248]|binar\w+|ternary|"
+                    r"precision|bit-?width",
+    "serving": r"serving|inference|KV[- ]?cache|speculative|decoding|latency|throughput|on-device|"
+               r"edge|accelerat\w+|efficient (?:LLM|generation)",
+    "kernels": r"kernels?|CUDA|Triton|GPUs?|GEMM|FlashAttention|hardware|accelerators?|compiler|"
+               r"TPU|FPGA|tensor cores?|sparse attention",
+}
+
+ABSTRACT_N = 75
+ABSTRACT_WORDS = {
+    "parallelism": r"data parallel\w*|tensor parallel\w*|pipeline parallel\w*|expert parallel\w*|"
+                   r"multi-GPU|multi-node|all-reduce|distributed training|GPU clusters?|sharding",
+    "quantization": r"quanti[sz]\w+|low-bit|[248]-bit|FP8|FP4|INT4|INT8|mixed[- ]precision",
+    "serving": r"serving|throughput|KV[- ]?cache|speculative decoding|time-to-first-token|"
+               r"inference (?:latency|cost|speed)",
+    "kernels": r"CUDA|Triton|kernels?|GEMM|tensor cores?|FlashAttention|memory bandwidth|"
+               r"hardware utili[sz]ation|FPGA|ASIC",
+}
 
 
 def key(arxiv_id: str) -> str:
@@ -60,10 +91,24 @@ def main(src: str, out: str) -> None:
     chosen = [dict(p, part="random") for p in papers[:RANDOM_N]]
     rest = [p for p in papers[RANDOM_N:] if SYSTEMS_WORDS.search(p["title"] + " " + p["abstract"])]
     chosen += [dict(p, part="enriched") for p in rest[:ENRICHED_N]]
+    taken = {p["id"] for p in chosen}
+    for topic, words in TOPIC_WORDS.items():
+        pattern = re.compile(r"\b(?:" + words + r")\b", re.IGNORECASE)
+        pool = [p for p in papers if p["id"] not in taken and pattern.search(p["title"])]
+        for p in pool[:TARGETED_N]:
+            chosen.append(dict(p, part="targeted-" + topic))
+            taken.add(p["id"])
+    for topic, words in ABSTRACT_WORDS.items():
+        pattern = re.compile(r"\b(?:" + words + r")\b", re.IGNORECASE)
+        pool = [p for p in papers if p["id"] not in taken and pattern.search(p["abstract"])]
+        for p in pool[:ABSTRACT_N]:
+            chosen.append(dict(p, part="abstract-" + topic))
+            taken.add(p["id"])
     with open(out, "w", encoding="utf-8") as fh:
         for p in chosen:
             fh.write(json.dumps(p, ensure_ascii=False) + "\n")
-    print(f"{len(chosen)} papers ({RANDOM_N} random, {ENRICHED_N} enriched) -> {out}")
+    print(f"{len(chosen)} papers ({RANDOM_N} random, {ENRICHED_N} enriched, "
+          f"{len(chosen) - RANDOM_N - ENRICHED_N} targeted by topic words) -> {out}")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,151 @@
+"""Topic suggestions from a linear model over words, phrases and the taxonomy's topic rules.
+
+Each topic has a bias and a table of weights (corpus/topic_model.yaml, written by `survey
+train` and editable by hand). A paper's features are the words and two-word phrases of its
+title and abstract (each worth WORD_VALUE, so they refine rather than replace the rules) and,
+for each topic rule of corpus/taxonomy.yaml that fires, its points over its weight, plus each
+topic's rule score over its threshold. The confidence of a topic is the logistic of bias +
+sum(weight x value); a topic is suggested at CHOOSE or more and a suggestion between
+REVIEW_LOW and REVIEW_HIGH is flagged for a person to review.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..corpus.taxonomy import Taxonomy, TopicWeights
+from .rules import Scan, evaluate
+
+WORD_VALUE = 0.3
+CHOOSE = 0.5
+REVIEW_LOW, REVIEW_HIGH = 0.2, 0.8
+WORD = re.compile(r"[a-z0-9]+(?:[-+.][a-z0-9]+)*")
+STOP = frozenset({
+    "a", "an", "the", "of", "and", "or", "in", "on", "for", "to", "with", "by", "we", "is", "are",
+    "be", "this", "that", "as", "at", "from", "our", "it", "its", "via", "can", "which", "these",
+    "their", "using", "based",
+})
+
+
+def features(taxonomy: Taxonomy, title: str, abstract: str,
+             tag_points: dict[str, int] | None = None, scan: Scan | None = None) -> dict[str, float]:
+    """Feature name -> value. `title:w` and `abstract:w` are words or two-word phrases;
+    `rule:TOPIC:NAME` a topic rule that fired; `score:TOPIC` the topic's rule points over its
+    threshold; `tag:ID` a tag's rule points over its threshold (tag_points, when the caller has
+    already evaluated the tag rules)."""
+    out: dict[str, float] = {}
+    for where, text in (("title", title), ("abstract", abstract)):
+        words = WORD.findall(text.lower())
+        for w in words:
+            if w not in STOP:
+                out[f"{where}:{w}"] = WORD_VALUE
+        for a, b in itertools.pairwise(words):
+            if a not in STOP and b not in STOP:
+                out[f"{where}:{a} {b}"] = WORD_VALUE
+    scan = scan or Scan(title, abstract)
+    for topic in taxonomy.topics:
+        score = 0
+        for hit in evaluate(topic.rules, title, abstract, scan):
+            key = f"rule:{topic.id}:{hit.rule.name}"
+            out[key] = out.get(key, 0.0) + hit.points / abs(hit.rule.weight)
+            score += hit.points
+        out[f"score:{topic.id}"] = score / topic.threshold
+    if tag_points is None:
+        tag_points = {t.id: sum(h.points for h in evaluate(t.rules, title, abstract, scan))
+                      for t in taxonomy.tags}
+    for tag in taxonomy.tags:
+        if tag_points.get(tag.id):
+            out[f"tag:{tag.id}"] = tag_points[tag.id] / tag.threshold
+    return out
+
+
+@dataclass(frozen=True)
+class TopicVerdict:
+    id: str
+    name: str
+    confidence: float
+    contributions: tuple[tuple[str, float], ...]  # (feature, weight x value), largest effect first
+
+    @property
+    def chosen(self) -> bool:
+        return self.confidence >= CHOOSE
+
+    @property
+    def uncertain(self) -> bool:
+        return REVIEW_LOW < self.confidence < REVIEW_HIGH
+
+
+def predict(taxonomy: Taxonomy, weights: dict[str, TopicWeights], feats: dict[str, float]
+            ) -> tuple[TopicVerdict, ...]:
+    verdicts = []
+    for topic in taxonomy.topics:
+        tw = weights.get(topic.id)
+        if tw is None:
+            continue
+        parts = [(f, tw.weights[f] * v) for f, v in feats.items() if f in tw.weights]
+        total = tw.bias + sum(c for _, c in parts)
+        parts.sort(key=lambda fc: (-abs(fc[1]), fc[0]))
+        verdicts.append(TopicVerdict(topic.id, topic.name, _logistic(total), tuple(parts)))
+    return tuple(verdicts)
+
+
+def _logistic(x: float) -> float:
+    return 1 / (1 + math.exp(-max(-60.0, min(60.0, x))))
+
+
+def describe(feature: str) -> str:
+    kind, _, rest = feature.partition(":")
+    if kind == "rule":
+        topic, _, name = rest.partition(":")
+        return f"{topic} rule {name!r}"
+    if kind == "score":
+        return f"{rest} rule points"
+    if kind == "tag":
+        return f"tag rules of {rest!r}"
+    return f"{'phrase' if ' ' in rest else 'word'} {rest!r} [{kind}]"
+
+
+# Training needs scikit-learn (the `train` extra); suggesting needs only the weights above.
+
+C = 1.0
+MIN_DOCS = 2  # a word or phrase must occur in this many training papers
+KEEP = 400  # features kept a topic, by the size of their effect on the training papers
+
+
+def train(taxonomy: Taxonomy, docs: Sequence[tuple[str, str]], gold: Sequence[Sequence[str]]
+          ) -> dict[str, TopicWeights]:
+    """Fit one L2-regularised logistic regression per topic and keep its KEEP largest effects."""
+    import numpy as np
+    from sklearn.feature_extraction import DictVectorizer
+    from sklearn.linear_model import LogisticRegression
+
+    feats = [features(taxonomy, t, a) for t, a in docs]
+    counts: dict[str, int] = {}
+    for f in feats:
+        for k in f:
+            counts[k] = counts.get(k, 0) + 1
+    keep = {k for k, n in counts.items() if n >= MIN_DOCS or not k.startswith(("title:", "abstract:"))}
+    vec = DictVectorizer(sort=True)
+    x = vec.fit_transform([{k: v for k, v in f.items() if k in keep} for f in feats]).tocsr()
+    x.indices = x.indices.astype(np.int32)
+    x.indptr = x.indptr.astype(np.int32)
+    names = vec.get_feature_names_out()
+    mean_abs = np.asarray(abs(x).mean(axis=0)).ravel()
+    out = {}
+    for topic in taxonomy.topics:
+        y = np.array([topic.id in g for g in gold])
+        if y.all() or not y.any():
+            continue
+        model = LogisticRegression(C=C, solver="liblinear", class_weight="balanced", max_iter=1000)
+        model.fit(x, y)
+        w = model.coef_.ravel()
+        effect = np.abs(w) * mean_abs
+        order = sorted(range(len(w)), key=lambda i: (-effect[i], names[i]))[:KEEP]
+        table = {str(names[i]): round(float(w[i]), 4) for i in sorted(order, key=lambda i: names[i])
+                 if round(float(w[i]), 4) != 0}
+        out[topic.id] = TopicWeights(bias=round(float(model.intercept_[0]), 4), weights=table)
+    return out

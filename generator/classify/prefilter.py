@@ -1,0 +1,149 @@
+"""A cheap necessary condition for a regular expression: groups of words, one word of each
+group must be in the text.
+
+Most rules fire on few papers, and a substring test is far cheaper than a regex scan, so a
+rule runs only when the lower-cased text holds a literal of each of its required groups. The
+groups are read off the parsed pattern: a sequence needs each of its required parts (so each
+part gives a group), an alternation needs one literal of any branch (each branch's strongest
+group, joined). Anything this does not understand gives no group, so the rule always runs:
+the filter can only skip rules that cannot match.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from typing import Any
+
+try:  # Python 3.11+
+    from re import _constants as sre_constants  # type: ignore[attr-defined]
+    from re import _parser as sre_parse  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover
+    import sre_constants  # type: ignore[no-redef]
+    import sre_parse  # type: ignore[no-redef]
+
+Need = frozenset[str] | None  # one of these literals must occur; None: no condition known
+
+LITERAL = sre_constants.LITERAL
+BRANCH = sre_constants.BRANCH
+SUBPATTERN = sre_constants.SUBPATTERN
+MAX_REPEAT = sre_constants.MAX_REPEAT
+MIN_REPEAT = sre_constants.MIN_REPEAT
+AT = sre_constants.AT
+ASSERT = sre_constants.ASSERT
+ASSERT_NOT = sre_constants.ASSERT_NOT
+
+
+def _better(a: Need, b: Need) -> Need:
+    """The stronger of two conditions: the one whose shortest literal is longest."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return a if (min(map(len, a)), -len(a)) >= (min(map(len, b)), -len(b)) else b
+
+
+def _sequence(items: Any) -> Need:
+    best: Need = None
+    run: list[str] = []
+
+    def close() -> None:
+        nonlocal best, run
+        if run:
+            best = _better(best, frozenset({"".join(run)}))
+        run = []
+
+    for op, av in items:
+        if op is LITERAL:
+            run.append(chr(av).lower())
+            continue
+        if op in (AT, ASSERT_NOT):  # zero-width: a word boundary or a negative look-ahead
+            continue
+        close()
+        if op is SUBPATTERN:
+            best = _better(best, _sequence(av[-1]))
+        elif op is BRANCH:
+            best = _better(best, _branch(av[1]))
+        elif op in (MAX_REPEAT, MIN_REPEAT) and av[0] >= 1:
+            best = _better(best, _sequence(av[2]))
+        elif op is ASSERT and av[0] == 0:  # a positive look-ahead must match too
+            best = _better(best, _sequence(av[1]))
+    close()
+    return best
+
+
+def _branch(branches: Any) -> Need:
+    out: set[str] = set()
+    for branch in branches:
+        need = _sequence(branch)
+        if need is None:
+            return None
+        out |= need
+    return frozenset(out)
+
+
+def _groups(items: Any) -> list[frozenset[str]]:
+    """Every group a sequence needs: its literal runs and the needs of its required parts."""
+    groups: list[frozenset[str]] = []
+    run: list[str] = []
+    for op, av in [*items, (None, None)]:
+        if op is LITERAL:
+            run.append(chr(av).lower())
+            continue
+        if op in (AT, ASSERT_NOT):
+            continue
+        if run:
+            groups.append(frozenset({"".join(run)}))
+            run = []
+        if op is SUBPATTERN:
+            groups.extend(_groups(av[-1]))
+        elif op is BRANCH:
+            need = _branch(av[1])
+            if need is not None:
+                groups.append(need)
+        elif op in (MAX_REPEAT, MIN_REPEAT) and av[0] >= 1:
+            groups.extend(_groups(av[2]))
+        elif op is ASSERT and av[0] == 0:
+            groups.extend(_groups(av[1]))
+    return groups
+
+
+@cache
+def required_groups(pattern: re.Pattern[str]) -> tuple[frozenset[str], ...]:
+    """Groups of lower-case literals: a text the pattern matches holds one literal of each group.
+    Empty when nothing is known."""
+    try:
+        parsed = sre_parse.parse(pattern.pattern, pattern.flags)
+    except Exception:  # an unexpected shape only means no filter
+        return ()
+    groups = {g for g in _groups(list(parsed)) if all(lit.strip() for lit in g)}
+    return tuple(sorted(groups, key=lambda g: (-min(map(len, g)), sorted(g))))
+
+
+def required_literals(pattern: re.Pattern[str]) -> Need:
+    """The strongest single group, or None."""
+    groups = required_groups(pattern)
+    return groups[0] if groups else None
+
+
+class Presence:
+    """Which literals a text holds, each looked up once however many rules ask."""
+
+    __slots__ = ("known", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text.lower()
+        self.known: dict[str, bool] = {}
+
+    def holds(self, groups: tuple[frozenset[str], ...]) -> bool:
+        known = self.known
+        for group in groups:
+            for lit in group:
+                found = known.get(lit)
+                if found is None:
+                    found = known[lit] = lit in self.text
+                if found:
+                    break
+            else:
+                return False
+        return True

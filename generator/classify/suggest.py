@@ -1,0 +1,104 @@
+"""Suggesting a paper's topics and tags, with the evidence for each.
+
+Topics come from the linear model (classify/model.py) when corpus/topic_model.yaml exists and
+from the topic rules otherwise; tags always come from their rules.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..corpus.taxonomy import Taxonomy
+from .model import REVIEW_HIGH, REVIEW_LOW, TopicVerdict, describe, features, predict
+from .rules import Scan, Verdict, evaluate
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    topics: tuple[Verdict | TopicVerdict, ...]
+    tags: tuple[Verdict, ...]
+
+    @property
+    def topic_ids(self) -> list[str]:
+        return [v.id for v in self.topics if v.chosen]
+
+    @property
+    def tag_ids(self) -> list[str]:
+        return [v.id for v in self.tags if v.chosen]
+
+    @property
+    def uncertain(self) -> list[TopicVerdict]:
+        """Topics whose confidence is between REVIEW_LOW and REVIEW_HIGH: a person should look."""
+        return [v for v in self.topics if isinstance(v, TopicVerdict) and v.uncertain]
+
+
+def suggest(taxonomy: Taxonomy, title: str, abstract: str) -> Suggestion:
+    weights = taxonomy.weights()
+    scan = Scan(title, abstract)
+    tags = tuple(Verdict(t.id, t.name, t.threshold, evaluate(t.rules, title, abstract, scan))
+                 for t in taxonomy.tags)
+    topics: tuple[Verdict | TopicVerdict, ...]
+    if weights:
+        points = {v.id: v.score for v in tags}
+        topics = predict(taxonomy, weights, features(taxonomy, title, abstract, points, scan))
+    else:
+        topics = tuple(Verdict(t.id, t.name, t.threshold, evaluate(t.rules, title, abstract, scan))
+                       for t in taxonomy.topics)
+    return Suggestion(topics=topics, tags=tags)
+
+
+SHOWN = 8  # features listed a topic in `survey explain`
+
+
+def explain_lines(suggestion: Suggestion, topics: list[str], tags: list[str]) -> list[str]:
+    """A readable account: for each topic and tag the paper has or narrowly missed, the evidence."""
+    lines = []
+    for v in suggestion.topics:
+        if isinstance(v, TopicVerdict):
+            lines.extend(_model_lines(v, v.id in topics))
+        else:
+            lines.extend(_rule_lines("topic", v, v.id in topics))
+    for t in suggestion.tags:
+        lines.extend(_rule_lines("tag", t, t.id in tags))
+    return lines
+
+
+def _model_lines(v: TopicVerdict, held: bool) -> list[str]:
+    if not held and not v.chosen and v.confidence <= REVIEW_LOW:
+        return []
+    if held and v.chosen:
+        state = "has it; the model agrees"
+    elif held:
+        state = "has it (curated); the model would not suggest it"
+    elif v.chosen:
+        state = "the model suggests it, but the paper's file leaves it out (curated)"
+    else:
+        state = "narrowly missed"
+    review = " [review: uncertain]" if REVIEW_LOW < v.confidence < REVIEW_HIGH else ""
+    lines = [f"topic {v.id}: confidence {v.confidence:.2f}: {state}{review}"]
+    for feature, effect in v.contributions[:SHOWN]:
+        lines.append(f"    {effect:+.2f}  {describe(feature)}")
+    if len(v.contributions) > SHOWN:
+        rest = sum(c for _, c in v.contributions[SHOWN:])
+        lines.append(f"    {rest:+.2f}  {len(v.contributions) - SHOWN} more words and rules")
+    return lines
+
+
+def _rule_lines(kind: str, v: Verdict, held: bool) -> list[str]:
+    if not held and not v.chosen and not v.near_miss:
+        return []
+    if held and v.chosen:
+        state = "has it; the rules agree"
+    elif held:
+        state = "has it (curated); the rules would not suggest it"
+    elif v.chosen:
+        state = "the rules suggest it, but the paper's file leaves it out (curated)"
+    else:
+        state = "narrowly missed"
+    lines = [f"{kind} {v.id}: score {v.score} of {v.threshold} needed: {state}"]
+    for h in v.hits:
+        words = ", ".join(repr(w) for w in h.found)
+        lines.append(f"    {h.points:+d}  {h.rule.name} [{h.where}: {words}]")
+    if not v.hits:
+        lines.append("    no rule fired")
+    return lines

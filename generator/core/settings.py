@@ -1,0 +1,51 @@
+"""The survey's own settings, read from mkdocs.yml: its name, its address and its repository.
+
+mkdocs.yml is the one place a person sets them ("Make it yours" in the README); commands that
+run without MkDocs (`survey build`, `survey add`) read them here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+DEFAULT_NAME = "ML Systems Survey"
+
+
+class _Loader(yaml.SafeLoader):
+    """Safe loading that reads MkDocs' tags (!ENV, !!python/name) as nothing."""
+
+
+_Loader.add_multi_constructor("!", lambda loader, suffix, node: None)
+_Loader.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, suffix, node: None)
+
+
+@dataclass(frozen=True)
+class SiteSettings:
+    name: str = DEFAULT_NAME
+    url: str = ""  # ends with "/" when set
+    repo_url: str = ""
+
+    @classmethod
+    def of(cls, config: dict[str, Any]) -> SiteSettings:
+        def text(key: str) -> str:
+            value = config.get(key)
+            return value.strip() if isinstance(value, str) else ""
+
+        url = text("site_url")
+        return cls(name=text("site_name") or DEFAULT_NAME,
+                   url=url if not url or url.endswith("/") else url + "/",
+                   repo_url=text("repo_url"))
+
+
+def read_settings(config_file: Path | str = "mkdocs.yml") -> SiteSettings:
+    """The settings of this mkdocs.yml; the defaults when there is none or it does not parse."""
+    path = Path(config_file)
+    try:
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)
+    except (OSError, yaml.YAMLError):
+        return SiteSettings()
+    return SiteSettings.of(data if isinstance(data, dict) else {})
