@@ -146,6 +146,7 @@ def test_quality_on_real_papers_holds_its_floor() -> None:
     assert share <= 0.25 and caught >= 0.45
 
 
+@pytest.mark.slow
 def test_prefilter_never_skips_a_rule_that_fires() -> None:
     from generator.classify.prefilter import required_literals
 
@@ -163,6 +164,7 @@ def test_prefilter_never_skips_a_rule_that_fires() -> None:
     assert skipped > len(texts) * len(rules) // 2  # it does skip most scans
 
 
+@pytest.mark.slow
 def test_review_lists_unsure_papers_that_are_not_curated(tmp_path: Path) -> None:
     corpus = tmp_path / "corpus"
     shutil.copytree(ROOT / "corpus", corpus)

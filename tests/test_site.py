@@ -168,6 +168,7 @@ def test_default_site_names_no_third_party(real_site: Path) -> None:
         assert not html.select("[data-md-component='source'], a.md-content__button")
 
 
+@pytest.mark.slow
 def test_with_a_repository_the_edit_link_opens_the_corpus_file(tmp_path: Path) -> None:
     """"Make it yours": repo_url and edit_uri set in mkdocs.yml give every page its edit link."""
     project = make_project(tmp_path)
