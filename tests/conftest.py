@@ -33,6 +33,20 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.slow)
 
 
+REAL_PAPERS = ROOT.parent / "shared" / "real" / "hf-daily-papers-2024-05-to-2026-08.json.gz"
+
+
+def real_papers() -> Path:
+    """The real daily-papers file beside this checkout (never copied into it). Tests that need it
+    skip where it is absent (a fork's pull request), and fail when SURVEY_REAL_DATA=required, as
+    .ci/run sets it."""
+    if REAL_PAPERS.exists():
+        return REAL_PAPERS
+    if os.environ.get("SURVEY_REAL_DATA") == "required":
+        pytest.fail(f"{REAL_PAPERS} is missing, and SURVEY_REAL_DATA=required")
+    pytest.skip(f"the real papers are not beside this checkout ({REAL_PAPERS})")
+
+
 def survey(*args: str, cwd: Path | None = None, input: str | None = None,
            env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """Run the real `survey` command line in a subprocess."""

@@ -130,7 +130,9 @@ def test_quality_on_real_papers_holds_its_floor() -> None:
     The floors sit a little under the figures measured when the model was trained (held-out micro-F1
     0.765, cross-validated 0.784): a change that loses quality fails here. --min-f1 0.99 also shows
     the floor failing, in one line."""
-    result = survey("quality", "--min-f1", "0.99")
+    from conftest import real_papers
+
+    result = survey("quality", "--min-f1", "0.99", "--texts", str(real_papers()))
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert re.fullmatch(r"survey quality: micro-F1 below the floor of 0\.99: .*\n", result.stderr)
     rows = re.findall(r"^  micro +\d\.\d{3} +\d\.\d{3} +(\d\.\d{3})", result.stdout, re.M)
@@ -229,3 +231,17 @@ def test_import_through_a_pipe_prints_no_progress(tmp_path: Path) -> None:
 def test_taxonomy_loads_from_its_own_file() -> None:
     tax = Taxonomy.load(ROOT / "corpus" / "taxonomy.yaml", "corpus/taxonomy.yaml")
     assert tax.topic_ids == ["parallelism", "quantization", "serving", "kernels"]
+
+
+def test_suggest_all_equals_one_by_one() -> None:
+    from generator.classify import suggest as module
+
+    texts = [(p.title, p.abstract) for p in CORPUS.sorted_papers()][:120]
+    one_by_one = [module.brief(suggest(TAX, t, a)) for t, a in texts]
+    saved = module.PARALLEL_FROM
+    module.PARALLEL_FROM = 10  # force the worker processes on a small input
+    try:
+        assert module.suggest_all(TAX, texts, workers=2) == one_by_one
+    finally:
+        module.PARALLEL_FROM = saved
+    assert module.suggest_all(TAX, texts, workers=1) == one_by_one

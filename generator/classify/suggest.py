@@ -102,3 +102,46 @@ def _rule_lines(kind: str, v: Verdict, held: bool) -> list[str]:
     if not v.hits:
         lines.append("    no rule fired")
     return lines
+
+
+@dataclass(frozen=True)
+class Brief:
+    """What an import keeps of a suggestion: small enough to send back from a worker process."""
+
+    topic_ids: tuple[str, ...]
+    tag_ids: tuple[str, ...]
+    uncertain: tuple[tuple[str, float], ...]  # (topic, confidence)
+
+
+def brief(s: Suggestion) -> Brief:
+    return Brief(tuple(s.topic_ids), tuple(s.tag_ids), tuple((v.id, v.confidence) for v in s.uncertain))
+
+
+_WORKER_TAXONOMY: Taxonomy | None = None
+PARALLEL_FROM = 400  # papers; below this, starting processes costs more than it saves
+
+
+def _brief_chunk(texts: list[tuple[str, str]]) -> list[Brief]:
+    assert _WORKER_TAXONOMY is not None
+    return [brief(suggest(_WORKER_TAXONOMY, t, a)) for t, a in texts]
+
+
+def suggest_all(taxonomy: Taxonomy, texts: list[tuple[str, str]], workers: int | None = None) -> list[Brief]:
+    """Suggestions for many (title, abstract) pairs, in order, on every core: the same result as
+    calling suggest() on each, in a fraction of the time for an import of thousands."""
+    import multiprocessing
+    import os
+
+    global _WORKER_TAXONOMY
+    workers = workers or min(os.cpu_count() or 1, 8)
+    taxonomy.weights()  # read once, before the workers are forked
+    if workers < 2 or len(texts) < PARALLEL_FROM or "fork" not in multiprocessing.get_all_start_methods():
+        return [brief(suggest(taxonomy, t, a)) for t, a in texts]
+    _WORKER_TAXONOMY = taxonomy
+    size = -(-len(texts) // (workers * 4))
+    chunks = [texts[i:i + size] for i in range(0, len(texts), size)]
+    try:
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            return [b for part in pool.map(_brief_chunk, chunks) for b in part]
+    finally:
+        _WORKER_TAXONOMY = None
