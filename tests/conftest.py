@@ -1,9 +1,13 @@
 from __future__ import annotations
 
+import http.server
 import os
 import shutil
 import subprocess
 import sys
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -24,7 +28,7 @@ os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
 # A test that uses one of these builds the whole real site (once a session) or drives a browser:
 # it is marked slow, so `pytest -m "not slow"` leaves it out. Tests that build a site of their
 # own, run `mkdocs serve` or classify or import the whole corpus say @pytest.mark.slow themselves.
-SLOW_FIXTURES = {"real_site", "site_base", "hostile_site", "chromium"}
+SLOW_FIXTURES = {"real_site", "site_base", "hostile_site", "chromium", "cited_site"}
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -107,3 +111,30 @@ def real_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The real corpus's site, built once with `mkdocs build --strict` in a temp dir."""
     project = make_project(tmp_path_factory.mktemp("real"))
     return mkdocs_build(project)
+
+
+@contextmanager
+def loopback(answer: Callable[[str], tuple[int, str, bytes]]) -> Iterator[str]:
+    """An HTTP server on 127.0.0.1 answering each GET path with answer(path) -> (status,
+    content type, body), as a recorded API would; yields its base URL."""
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            status, kind, body = answer(self.path)
+            self.send_response(status)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import http.server
 import re
 import shutil
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
-from conftest import FIXTURES, ROOT, make_project, mkdocs_build, snapshot, survey
+from conftest import FIXTURES, ROOT, loopback, make_project, mkdocs_build, snapshot, survey
 
 from generator.corpus.store import load_corpus
 
@@ -29,25 +27,13 @@ def arxiv_api() -> Iterator[str]:
     body = (FIXTURES / "arxiv_zero_infinity.xml").read_bytes()
     asked: list[str] = []
 
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            asked.append(self.path)
-            self.send_response(200)
-            self.send_header("Content-Type", "application/atom+xml")
-            self.end_headers()
-            self.wfile.write(body)
+    def answer(path: str) -> tuple[int, str, bytes]:
+        asked.append(path)
+        return 200, "application/atom+xml", body
 
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/api/query"
-    finally:
-        server.shutdown()
-        assert all("id_list=2104.07857" in p for p in asked)
+    with loopback(answer) as base:
+        yield f"{base}/api/query"
+    assert all("id_list=2104.07857" in p for p in asked)
 
 
 def test_add_from_options(corpus: Path) -> None:

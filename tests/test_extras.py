@@ -15,7 +15,8 @@ import pytest
 from bs4 import BeautifulSoup
 from conftest import ROOT, SEEDS, make_project, mkdocs_build, new_corpus, survey
 
-from generator.corpus.export import bibtex
+from generator.core.text import first_sentence
+from generator.corpus.export import bibtex, bibtex_keys
 from generator.corpus.model import Paper
 from generator.corpus.store import load_corpus, paper_text
 from generator.site.related import related_papers
@@ -71,7 +72,10 @@ def test_feeds_parse_and_hold_the_right_entries(real_site: Path) -> None:
     assert not feed.bozo, feed.bozo_exception
     assert feed.version == "atom10"
     assert len(feed.entries) == 50
-    expected = sorted(CORPUS.papers.values(), key=lambda p: (p.added or "", p.slug), reverse=True)[:50]
+    # newest added first; among papers added the same day, by their date (all full days here)
+    expected = sorted(CORPUS.papers.values(), key=lambda p: (p.added or "", p.date or "", p.slug),
+                      reverse=True)[:50]
+    assert expected[0].date and not expected[-1].date  # the dated papers lead
     assert [e.link for e in feed.entries] == [SITE_URL + p.path for p in expected]
     assert feed.entries[0].title == expected[0].title
     assert feed.entries[0].summary == expected[0].abstract
@@ -115,23 +119,101 @@ def test_downloads_round_trip_to_the_corpus(real_site: Path) -> None:
     assert {"../exports/papers.json", "../exports/papers.csv", "../feed.xml"} <= hrefs
 
 
-@pytest.mark.slow
-def test_bibtex_on_papers_with_authors_and_year(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def cited_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The real corpus plus ZeRO-Infinity's arXiv record (authors, date, id), built."""
+    tmp_path = tmp_path_factory.mktemp("cited")
     corpus = tmp_path / "corpus"
     shutil.copytree(ROOT / "corpus", corpus)
     result = survey("import", str(ROOT / "tests" / "fixtures" / "arxiv_zero_infinity.xml"),
                     "--corpus", str(corpus))
     assert result.returncode == 0
-    site = mkdocs_build(make_project(tmp_path, corpus))
+    return corpus, mkdocs_build(make_project(tmp_path, corpus))
+
+
+def test_bibtex_on_papers_with_a_year_or_an_arxiv_id(cited_site: tuple[Path, Path]) -> None:
+    corpus, site = cited_site
     slug = "zero-infinity-breaking-the-gpu-memory-wall-for-extreme-scale"
     page = soup(site / "papers" / slug / "index.html")
     code = page.select_one("pre.survey-bibtex code").get_text()
-    assert code == bibtex(load_corpus(corpus).papers[slug])
+    papers = load_corpus(corpus).papers
+    assert code == bibtex(papers[slug], bibtex_keys(papers.values())[slug])
     assert code.startswith("@misc{rajbhandari2021zero,")
     assert "eprint = {2104.07857}" in code and "archivePrefix = {arXiv}" in code
-    # a seed paper without authors has no BibTeX
+    # a paper without a year or an arXiv id has none
     other = soup(site / "papers" / "rewrite-the-stars" / "index.html")
     assert other.select_one("pre.survey-bibtex") is None
+    # an arXiv id alone is enough: the year is the id's
+    alone = Paper(slug="x-y", title="X", abstract="a", arxiv="0704.0001")
+    assert bibtex(alone) == ("@misc{2007x,\n  title = {{X}},\n  year = {2007},\n  eprint = {0704.0001},\n"
+                             "  archivePrefix = {arXiv},\n  url = {https://arxiv.org/abs/0704.0001}\n}")
+
+
+def head_tags(html: str) -> tuple[dict[str, str], dict[str, list[str]]]:
+    """OpenGraph properties as extruct reads them, and every <meta name> of the head as lxml's
+    HTML parser reads it (citation_* are Highwire Press tags, which extruct does not cover)."""
+    import extruct
+    import lxml.html
+
+    graphs = extruct.extract(html, syntaxes=["opengraph"], uniform=False)["opengraph"]
+    og = {key: value for graph in graphs for key, value in graph["properties"]}
+    named: dict[str, list[str]] = {}
+    for node in lxml.html.fromstring(html).xpath("/html/head/meta[@name]"):
+        named.setdefault(node.get("name"), []).append(node.get("content"))
+    return og, named
+
+
+def test_paper_page_carries_citation_and_card_tags(cited_site: tuple[Path, Path]) -> None:
+    corpus, site = cited_site
+    slug = "zero-infinity-breaking-the-gpu-memory-wall-for-extreme-scale"
+    paper = load_corpus(corpus).papers[slug]
+    og, tags = head_tags((site / "papers" / slug / "index.html").read_text(encoding="utf-8"))
+    assert tags["citation_title"] == [paper.title]
+    assert tags["citation_author"] == paper.authors == ["Samyam Rajbhandari", "Olatunji Ruwase",
+                                                         "Jeff Rasley", "Shaden Smith", "Yuxiong He"]
+    assert tags["citation_publication_date"] == ["2021/04/16"]
+    assert tags["citation_arxiv_id"] == ["2104.07857"]
+    assert tags["citation_pdf_url"] == ["https://arxiv.org/pdf/2104.07857"]
+    assert (og["og:title"], og["og:type"]) == (paper.title, "article")
+    assert og["og:site_name"] == "ML Systems Survey"
+    assert og["og:url"] == SITE_URL + paper.path
+    assert og["og:description"] == first_sentence(paper.abstract)
+    assert tags["twitter:description"] == [first_sentence(paper.abstract)]
+    assert (tags["twitter:card"], tags["twitter:title"]) == (["summary"], [paper.title])
+    # a page that is not a paper has the card but no citation tags
+    og, tags = head_tags((site / "topics" / "serving" / "index.html").read_text(encoding="utf-8"))
+    assert (og["og:type"], og["og:title"]) == ("website", "Serving")
+    assert not [k for k in tags if k.startswith("citation_")]
+
+
+def test_bib_files_import_into_a_real_bibtex_parser(cited_site: tuple[Path, Path]) -> None:
+    from pybtex.database import parse_string
+
+    corpus, site = cited_site
+    papers = load_corpus(corpus).papers
+    citable = {p.slug for p in papers.values() if p.year or p.arxiv}
+    keys = bibtex_keys(papers.values())
+    assert set(keys) == citable and len(set(keys.values())) == len(keys)
+    whole = parse_string((site / "exports" / "survey.bib").read_text(encoding="utf-8"), "bibtex")
+    assert sorted(whole.entries) == sorted(keys.values())
+    topic = parse_string((site / "exports" / "topics" / "parallelism.bib").read_text(encoding="utf-8"),
+                         "bibtex")
+    zero = topic.entries["rajbhandari2021zero"]
+    assert zero.type == "misc" and zero.fields["year"] == "2021" and zero.fields["eprint"] == "2104.07857"
+    assert [str(person) for person in zero.persons["author"]] == [
+        "Rajbhandari, Samyam", "Ruwase, Olatunji", "Rasley, Jeff", "Smith, Shaden", "He, Yuxiong"]
+    members = {keys[p.slug] for p in papers.values() if "parallelism" in p.topics and p.slug in keys}
+    assert set(topic.entries) == members
+    for folder, ids in (("topics", ["parallelism", "other"]), ("tags", [t.id for t in CORPUS.taxonomy.tags]),
+                        ("listings", list(CORPUS.listings))):
+        for name in ids:
+            parse_string((site / "exports" / folder / f"{name}.bib").read_text(encoding="utf-8"), "bibtex")
+    page = soup(site / "topics" / "parallelism" / "index.html")
+    assert page.find("a", href="../../exports/topics/parallelism.bib")
+    listing = next(iter(CORPUS.listings))
+    assert soup(site / "listings" / listing / "index.html").find(
+        "a", href=f"../../exports/listings/{listing}.bib")
+    assert soup(site / "tags" / "cuda" / "index.html").find("a", href="../../exports/tags/cuda.bib")
 
 
 def test_bibtex_escapes_latex_specials() -> None:
@@ -202,6 +284,8 @@ def test_feeds_put_papers_by_their_date_and_each_tag_has_one(tmp_path: Path) -> 
 
     corpus = load_corpus(ROOT / "corpus")
     slugs = sorted(corpus.papers)
+    for paper in corpus.papers.values():
+        paper.date = None
     dated = {slugs[0]: "2019", slugs[1]: "2025-03", slugs[2]: "2024-12-31"}
     for slug, day in dated.items():
         corpus.papers[slug].date = day

@@ -63,17 +63,20 @@ def explain_lines(suggestion: Suggestion, topics: list[str], tags: list[str]) ->
     return lines
 
 
+def _state(held: bool, chosen: bool, who: str, agree: str, suggest: str) -> str:
+    if held and chosen:
+        return f"has it; {who} {agree}"
+    if held:
+        return f"has it (curated); {who} would not suggest it"
+    if chosen:
+        return f"{who} {suggest} it, but the paper's file leaves it out (curated)"
+    return "narrowly missed"
+
+
 def _model_lines(v: TopicVerdict, held: bool) -> list[str]:
     if not held and not v.chosen and v.confidence <= REVIEW_LOW:
         return []
-    if held and v.chosen:
-        state = "has it; the model agrees"
-    elif held:
-        state = "has it (curated); the model would not suggest it"
-    elif v.chosen:
-        state = "the model suggests it, but the paper's file leaves it out (curated)"
-    else:
-        state = "narrowly missed"
+    state = _state(held, v.chosen, "the model", "agrees", "suggests")
     review = " [review: uncertain]" if REVIEW_LOW < v.confidence < REVIEW_HIGH else ""
     lines = [f"topic {v.id}: confidence {v.confidence:.2f}: {state}{review}"]
     for feature, effect in v.contributions[:SHOWN]:
@@ -87,14 +90,7 @@ def _model_lines(v: TopicVerdict, held: bool) -> list[str]:
 def _rule_lines(kind: str, v: Verdict, held: bool) -> list[str]:
     if not held and not v.chosen and not v.near_miss:
         return []
-    if held and v.chosen:
-        state = "has it; the rules agree"
-    elif held:
-        state = "has it (curated); the rules would not suggest it"
-    elif v.chosen:
-        state = "the rules suggest it, but the paper's file leaves it out (curated)"
-    else:
-        state = "narrowly missed"
+    state = _state(held, v.chosen, "the rules", "agree", "suggest")
     lines = [f"{kind} {v.id}: score {v.score} of {v.threshold} needed: {state}"]
     for h in v.hits:
         words = ", ".join(repr(w) for w in h.found)

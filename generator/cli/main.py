@@ -1,4 +1,4 @@
-"""The `survey` command: import, check, export, explain, classify, quality, build, add."""
+"""The `survey` command: import, check, export, explain, classify, quality, build, add, enrich."""
 
 from __future__ import annotations
 
@@ -76,6 +76,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, metavar="DIR")
     p.add_argument("--templates", default="templates", metavar="DIR")
     p.add_argument("--site-url", help="the site's URL, for feeds (default: site_url of mkdocs.yml)")
+    _corpus_arg(p)
+
+    p = sub.add_parser("enrich", help="fill in missing arXiv ids, authors, dates and links from "
+                                      "daily-papers JSON files and public metadata APIs")
+    p.add_argument("--from", dest="files", action="append", default=[], metavar="FILE",
+                   help="a daily-papers JSON file (.json or .json.gz) to take metadata from (repeatable)")
+    p.add_argument("--web", default="arxiv,s2,openalex", metavar="LIST",
+                   help="the APIs to ask, in order: arxiv, s2 (Semantic Scholar), openalex; "
+                        "'none' for files only (default: %(default)s)")
+    p.add_argument("--offline", action="store_true", help="read API answers from the cache only")
+    p.add_argument("--cache", default=".cache/survey-enrich", metavar="DIR",
+                   help="where API answers are kept (default: %(default)s)")
+    p.add_argument("--delay", type=float, default=3.0, metavar="SECONDS",
+                   help="pause between two requests to one API (default: %(default)s, as arXiv asks)")
+    p.add_argument("--paper", action="append", metavar="SLUG", help="only this paper (repeatable)")
+    p.add_argument("--limit", type=int, metavar="N",
+                   help="ask the network about at most N papers (cached answers do not count)")
+    p.add_argument("--report", metavar="FILE", help="also write the report as Markdown (for a pull request)")
+    p.add_argument("--dry-run", action="store_true", help="report what would change, write nothing")
     _corpus_arg(p)
 
     from ..sources.add import add_arguments
@@ -300,6 +319,32 @@ def cmd_build(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_enrich(args: argparse.Namespace) -> int:
+    from ..corpus.store import load_corpus
+    from ..sources.enrich import WEB_SOURCES, Enricher, Web, file_records
+
+    web_names = [] if args.web.strip() == "none" else [s.strip() for s in args.web.split(",") if s.strip()]
+    unknown = [s for s in web_names if s not in WEB_SOURCES]
+    if unknown:
+        raise SurveyError(f"--web: unknown source {unknown[0]!r}; use {', '.join(WEB_SOURCES)} or none")
+    corpus = load_corpus(args.corpus)
+    web = Web(Path(args.cache), today(), offline=args.offline, delay=args.delay) if web_names else None
+    enricher = Enricher(corpus, web, web_names)
+    papers = enricher.candidates(args.paper)
+    for path in args.files:
+        enricher.from_files(file_records(Path(path), today()), papers)
+    if web_names:
+        todo = [p for p in papers if enricher.still_lacking(p.slug)]
+        enricher.from_web(todo, args.limit, Progress("asking"))
+    enricher.finish(papers)
+    if not args.dry_run:
+        enricher.write()
+    print(enricher.report.summary())
+    if args.report:
+        Path(args.report).write_text(enricher.report.markdown(), encoding="utf-8")
+    return 0
+
+
 def cmd_add(args: argparse.Namespace) -> int:
     from ..sources.add import run_add
 
@@ -309,6 +354,7 @@ def cmd_add(args: argparse.Namespace) -> int:
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "import": cmd_import, "check": cmd_check, "export": cmd_export, "explain": cmd_explain,
     "classify": cmd_classify, "quality": cmd_quality, "train": cmd_train, "build": cmd_build, "add": cmd_add,
+    "enrich": cmd_enrich,
 }
 
 __all__ = ["main"]

@@ -5,7 +5,9 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import unicodedata
+from collections.abc import Iterable
 from typing import Any
 
 from .model import LINK_KINDS, Paper
@@ -81,26 +83,78 @@ def _bibtex_text(text: str) -> str:
     return text.translate(_BIBTEX_TABLE)
 
 
-def bibtex_key(paper: Paper) -> str:
-    first = paper.authors[0].split()[-1] if paper.authors else "anon"
+def citation_year(paper: Paper) -> str | None:
+    """The year to cite: the paper's date, else the year its arXiv id was given."""
+    if paper.year:
+        return paper.year
+    if not paper.arxiv:
+        return None
+    match = re.match(r"^(?:[a-z.-]+/)?(\d\d)(\d\d)", paper.arxiv, re.IGNORECASE)
+    if not match:
+        return None
+    yy = int(match.group(1))
+    return str(1900 + yy if yy >= 91 else 2000 + yy)
+
+
+def citable(paper: Paper) -> bool:
+    """Enough to cite: a title (always there) and a year or an arXiv id."""
+    return bool(paper.year or paper.arxiv)
+
+
+def _base_key(paper: Paper) -> str:
+    first = paper.authors[0].split()[-1] if paper.authors else ""
     word = next((w for w in paper.slug.split("-") if len(w) > 3), paper.slug.split("-")[0])
-    key = f"{first}{paper.year or ''}{word}"
+    key = f"{first}{citation_year(paper) or ''}{word}"
     return "".join(c for c in unicodedata.normalize("NFKD", key) if c.isascii() and c.isalnum()).lower()
 
 
-def bibtex(paper: Paper) -> str | None:
-    """An arXiv-style @misc entry, when the authors and the year are known."""
-    if not paper.authors or not paper.year:
+def bibtex_keys(papers: Iterable[Paper]) -> dict[str, str]:
+    """A citation key for every citable paper, unique across the survey: `rajbhandari2021zero`,
+    and `...a`, `...b` in slug order when two papers would share one."""
+    groups: dict[str, list[str]] = {}
+    for paper in sorted((p for p in papers if citable(p)), key=lambda p: p.slug):
+        groups.setdefault(_base_key(paper), []).append(paper.slug)
+    keys = {}
+    for base, slugs in groups.items():
+        if len(slugs) == 1:
+            keys[slugs[0]] = base
+        else:
+            keys.update({slug: base + _suffix(i) for i, slug in enumerate(slugs)})
+    return keys
+
+
+def _suffix(i: int) -> str:
+    return chr(ord("a") + i) if i < 26 else _suffix(i // 26 - 1) + chr(ord("a") + i % 26)
+
+
+def _bibtex_name(name: str) -> str:
+    text = _bibtex_text(name)
+    return "{" + text + "}" if re.search(r"\band\b", name, re.IGNORECASE) else text
+
+
+def bibtex(paper: Paper, key: str | None = None) -> str | None:
+    """An arXiv-style @misc entry, when the paper has a year or an arXiv id."""
+    if not citable(paper):
         return None
-    fields = [
-        ("title", "{" + _bibtex_text(paper.title) + "}"),
-        ("author", " and ".join(_bibtex_text(a) for a in paper.authors)),
-        ("year", paper.year),
-    ]
+    fields = [("title", "{" + _bibtex_text(paper.title) + "}")]
+    if paper.authors:
+        fields.append(("author", " and ".join(_bibtex_name(a) for a in paper.authors)))
+    year = citation_year(paper)
+    if year:
+        fields.append(("year", year))
     if paper.arxiv:
         fields += [("eprint", paper.arxiv), ("archivePrefix", "arXiv")]
     url = paper.link("paper")
     if url:
-        fields.append(("url", url))
+        fields.append(("url", _bibtex_text(url)))
     body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields)
-    return f"@misc{{{bibtex_key(paper)},\n{body}\n}}"
+    return f"@misc{{{key or _base_key(paper)},\n{body}\n}}"
+
+
+def bib_file(papers: Iterable[Paper], keys: dict[str, str], title: str) -> str:
+    """One .bib file: a comment naming what it holds, then the entries of the citable papers."""
+    papers = list(papers)
+    entries = [bibtex(p, keys[p.slug]) for p in papers if p.slug in keys]
+    title = title.replace("@", " at ")  # an @ outside an entry would start one
+    head = f"% {title}: {len(entries)} of {len(papers)} papers have enough metadata to cite.\n"
+    return head + "".join(f"\n{entry}\n" for entry in entries)

@@ -16,14 +16,16 @@ from ..core.errors import CorpusError
 from ..core.text import has_control, is_slug, squash
 
 LINK_KINDS = ("paper", "pdf", "code", "project")
-CURATABLE = ("title", "abstract", "topics", "tags", "links")
+CURATABLE = ("title", "abstract", "arxiv", "authors", "date", "topics", "tags", "links")
+# What `survey enrich` fills from a metadata source, each recorded under `enriched`.
+ENRICHABLE = ("arxiv", "authors", "date", *(f"links.{k}" for k in LINK_KINDS))
 ARXIV_RE = re.compile(r"^(?:\d{4}\.\d{4,5}|[a-z][a-z.-]*(?:\.[A-Z]{2})?/\d{7})$")
 DATE_RE = re.compile(r"^\d{4}(?:-(?:0[1-9]|1[0-2])(?:-(?:0[1-9]|[12]\d|3[01]))?)?$")
 URL_RE = re.compile(r"^https?://[^\s<>\"'`\\]+$")
 
 PAPER_FIELDS = (
     "slug", "title", "alternate_titles", "abstract", "arxiv", "authors", "date",
-    "links", "topics", "tags", "added", "curated",
+    "links", "topics", "tags", "added", "enriched", "curated",
 )
 LISTING_FIELDS = ("slug", "name", "date", "description", "source", "origin", "sha256", "entries")
 
@@ -35,16 +37,18 @@ def _err(path: str, entry: str | None, name: str, message: str) -> CorpusError:
 class _Fields:
     """Typed access to one record's raw mapping; every failure names file, entry and field."""
 
-    def __init__(self, data: Any, path: str, entry: str | None, allowed: tuple[str, ...]) -> None:
+    def __init__(self, data: Any, path: str, entry: str | None, allowed: tuple[str, ...],
+                 prefix: str = "") -> None:
         if not isinstance(data, dict):
-            raise CorpusError(path, f"expected a mapping of fields, found {_kind(data)}", entry=entry)
+            raise CorpusError(path, f"expected a mapping of fields, found {_kind(data)}", entry=entry,
+                              field=prefix.rstrip(".") or None)
         unknown = sorted(str(k) for k in data if k not in allowed)
         if unknown:
-            raise _err(path, entry, unknown[0], f"unknown field; known fields: {', '.join(allowed)}")
-        self.data, self.path, self.entry = data, path, entry
+            raise _err(path, entry, prefix + unknown[0], f"unknown field; known fields: {', '.join(allowed)}")
+        self.data, self.path, self.entry, self.prefix = data, path, entry, prefix
 
     def error(self, name: str, message: str) -> CorpusError:
-        return _err(self.path, self.entry, name, message)
+        return _err(self.path, self.entry, self.prefix + name, message)
 
     def text(self, name: str, *, required: bool = False, single_line: bool = True) -> str | None:
         value = self.data.get(name)
@@ -88,6 +92,18 @@ def _kind(value: Any) -> str:
 
 
 @dataclass
+class Enriched:
+    """Where `survey enrich` found some fields of a paper, and on which day."""
+
+    source: str
+    fetched: str
+    fields: list[str]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"source": self.source, "fetched": self.fetched, "fields": list(self.fields)}
+
+
+@dataclass
 class Paper:
     slug: str
     title: str
@@ -100,6 +116,7 @@ class Paper:
     date: str | None = None
     links: dict[str, str] = field(default_factory=dict)
     added: str | None = None
+    enriched: list[Enriched] = field(default_factory=list)
     curated: list[str] = field(default_factory=list)
 
     @property
@@ -162,6 +179,7 @@ class Paper:
         extra = sorted(str(k) for k in links_raw if k not in LINK_KINDS)
         if extra:
             raise f.error(f"links.{extra[0]}", f"unknown link kind; use {', '.join(LINK_KINDS)}")
+        enriched = _enriched(f)
         curated = f.text_list("curated")
         for name in curated:
             if name not in CURATABLE:
@@ -178,6 +196,7 @@ class Paper:
             date=date,
             links=links,
             added=added,
+            enriched=enriched,
             curated=[c for c in CURATABLE if c in curated],
         )
         for name in ("topics", "tags"):
@@ -202,9 +221,34 @@ class Paper:
         out["tags"] = list(self.tags)
         if self.added:
             out["added"] = self.added
+        if self.enriched:
+            out["enriched"] = [e.to_dict() for e in self.enriched]
         if self.curated:
             out["curated"] = list(self.curated)
         return out
+
+
+def _enriched(f: _Fields) -> list[Enriched]:
+    raw = f.data.get("enriched")
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise f.error("enriched", "must be a list of {source, fetched, fields}")
+    out = []
+    for i, item in enumerate(raw):
+        e = _Fields(item, f.path, f.entry, ("source", "fetched", "fields"), prefix=f"enriched[{i}].")
+        source, fetched = e.text("source", required=True), e.text("fetched", required=True)
+        assert source is not None and fetched is not None
+        if not re.match(r"^\d{4}-\d{2}-\d{2}$", fetched):
+            raise e.error("fetched", f"{fetched!r} is not a date YYYY-MM-DD")
+        names = e.text_list("fields")
+        if not names:
+            raise e.error("fields", "must list the fields this source gave")
+        for name in names:
+            if name not in ENRICHABLE:
+                raise e.error("fields", f"{name!r} is not a field enrich fills ({', '.join(ENRICHABLE)})")
+        out.append(Enriched(source=source, fetched=fetched, fields=names))
+    return out
 
 
 @dataclass

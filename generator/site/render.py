@@ -19,7 +19,7 @@ import jinja2
 from markupsafe import Markup
 
 from ..corpus.store import Corpus
-from ..corpus.export import bibtex, to_csv, to_json
+from ..corpus.export import bib_file, bibtex, bibtex_keys, to_csv, to_json
 from .feeds import atom_feed
 from .markup import external_url, finalize, html_attr, trusted
 from ..corpus.model import Listing, Paper
@@ -103,6 +103,7 @@ class Site:
         for papers in (*self.by_topic.values(), *self.by_tag.values()):
             papers.sort(key=_title_order)
         self.related = related_papers(self.papers)
+        self.bib_keys = bibtex_keys(self.papers)
 
     def _front_matter(self, **values: Any) -> Markup:
         for key in ("title", "description", "feed_title"):
@@ -129,7 +130,7 @@ class Site:
             out[f"papers/{paper.slug}.md"] = paper_template.render(
                 self._context(), paper=paper, listed=self.listings_of.get(paper.slug, []),
                 related=[self.corpus.papers[s] for s in self.related.get(paper.slug, [])],
-                bibtex=bibtex(paper))
+                bibtex=bibtex(paper, self.bib_keys.get(paper.slug)))
         return out
 
     def files(self) -> dict[str, str]:
@@ -149,6 +150,16 @@ class Site:
             out[f"feed-{tag.id}.xml"] = feed(
                 title=f"{self.name}: tag {tag.name}", feed_path=f"feed-{tag.id}.xml",
                 page_path=f"tags/{tag.id}/", papers=self.by_tag[tag.id])
+        bib = partial(bib_file, keys=self.bib_keys)
+        out["exports/survey.bib"] = bib(self.papers, title=self.name)
+        for topic in self.topics:
+            out[f"exports/topics/{topic.id}.bib"] = bib(self.by_topic[topic.id],
+                                                        title=f"{self.name}: {topic.name}")
+        for tag in self.corpus.taxonomy.tags:
+            out[f"exports/tags/{tag.id}.bib"] = bib(self.by_tag[tag.id], title=f"{self.name}: tag {tag.name}")
+        for listing in self.listings:
+            papers = [self.corpus.papers[s] for s in dict.fromkeys(e.paper for e in listing.entries)]
+            out[f"exports/listings/{listing.slug}.bib"] = bib(papers, title=f"{self.name}: {listing.name}")
         out["exports/papers.json"] = to_json(self.corpus)
         out["exports/papers.csv"] = to_csv(self.corpus)
         return out
@@ -172,6 +183,10 @@ class Site:
                 "overlaps": trusted(heatmap(names, overlaps, title="Papers sharing two topics")),
             },
         }
+
+    def citable(self, papers: list[Paper]) -> int:
+        """How many of these papers have a BibTeX entry."""
+        return sum(p.slug in self.bib_keys for p in papers)
 
     def topic_name(self, topic_id: str) -> str:
         return next(t.name for t in self.topics if t.id == topic_id)

@@ -7,6 +7,7 @@ with titles and abstracts whitespace-normalised and otherwise exactly as written
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import itertools
 import json
@@ -77,6 +78,16 @@ def read_source(path: Path, shown: str | None = None) -> Source:
         data = path.read_bytes()
     except OSError as exc:
         raise SourceError(shown, f"cannot read: {exc.strerror}") from None
+    return parse_source(data, shown)
+
+
+def parse_source(data: bytes, shown: str) -> Source:
+    """A source from its bytes (gzip-compressed or not); `shown` names it in messages."""
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as exc:
+            raise SourceError(shown, f"a damaged gzip file: {exc}") from None
     if not data.strip():
         raise SourceError(shown, "the file is empty")
     if b"\x00" in data[:4096]:

@@ -92,18 +92,14 @@ def main(src: str, out: str) -> None:
     rest = [p for p in papers[RANDOM_N:] if SYSTEMS_WORDS.search(p["title"] + " " + p["abstract"])]
     chosen += [dict(p, part="enriched") for p in rest[:ENRICHED_N]]
     taken = {p["id"] for p in chosen}
-    for topic, words in TOPIC_WORDS.items():
-        pattern = re.compile(r"\b(?:" + words + r")\b", re.IGNORECASE)
-        pool = [p for p in papers if p["id"] not in taken and pattern.search(p["title"])]
-        for p in pool[:TARGETED_N]:
-            chosen.append(dict(p, part="targeted-" + topic))
-            taken.add(p["id"])
-    for topic, words in ABSTRACT_WORDS.items():
-        pattern = re.compile(r"\b(?:" + words + r")\b", re.IGNORECASE)
-        pool = [p for p in papers if p["id"] not in taken and pattern.search(p["abstract"])]
-        for p in pool[:ABSTRACT_N]:
-            chosen.append(dict(p, part="abstract-" + topic))
-            taken.add(p["id"])
+    for part, field, table, n in (("targeted", "title", TOPIC_WORDS, TARGETED_N),
+                                  ("abstract", "abstract", ABSTRACT_WORDS, ABSTRACT_N)):
+        for topic, words in table.items():
+            pattern = re.compile(r"\b(?:" + words + r")\b", re.IGNORECASE)
+            pool = [p for p in papers if p["id"] not in taken and pattern.search(p[field])]
+            for p in pool[:n]:
+                chosen.append(dict(p, part=f"{part}-{topic}"))
+                taken.add(p["id"])
     with open(out, "w", encoding="utf-8") as fh:
         for p in chosen:
             fh.write(json.dumps(p, ensure_ascii=False) + "\n")
