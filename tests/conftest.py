@@ -27,7 +27,8 @@ os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
 
 # A test that uses one of these builds the whole real site (once a session) or drives a browser:
 # it is marked slow, so `pytest -m "not slow"` leaves it out. Tests that build a site of their
-# own, run `mkdocs serve` or classify or import the whole corpus say @pytest.mark.slow themselves.
+# own, run `mkdocs serve`, classify or import the whole corpus or read the whole real data file
+# say @pytest.mark.slow themselves.
 SLOW_FIXTURES = {"real_site", "site_base", "hostile_site", "chromium", "cited_site"}
 
 
