@@ -9,7 +9,17 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import FIXTURES, SEED_NAMES, SEEDS, import_seeds, new_corpus, snapshot, survey
+from conftest import (
+    FIXTURES,
+    SEED_NAMES,
+    SEEDS,
+    import_seeds,
+    make_project,
+    mkdocs_build,
+    new_corpus,
+    snapshot,
+    survey,
+)
 
 from generator.core.text import match_key
 from generator.corpus.store import load_corpus
@@ -309,3 +319,110 @@ def test_import_idempotent_from_scratch(tmp_path: Path) -> None:
     first = snapshot(corpus)
     import_seeds(corpus)
     assert snapshot(corpus) == first
+
+
+def _daily_papers(tmp_path: Path, *papers: dict[str, object]) -> Path:
+    path = tmp_path / "daily.json"
+    path.write_text(json.dumps([{"paper": p} for p in papers]), encoding="utf-8")
+    return path
+
+
+def _hf_paper(arxiv: str | None, title: str, summary: str, authors: list[str],
+              published: str = "2025-07-03T17:59:41.000Z") -> dict[str, object]:
+    paper: dict[str, object] = {"title": title, "summary": summary, "publishedAt": published,
+                                "authors": [{"name": a, "hidden": False} for a in authors]}
+    if arxiv:
+        paper["id"] = arxiv
+    return paper
+
+
+ABSTRACT = ("We study how to schedule {} across accelerators and show that a simple greedy policy\n"
+            "matches an exact solver on every workload we measured while running much faster.")
+
+
+def test_homonymous_co_authors_import_check_and_build(tmp_path: Path) -> None:
+    corpus = new_corpus(tmp_path)
+    source = _daily_papers(tmp_path, _hf_paper(
+        "2507.00001", "Two Authors Called Chen Li", ABSTRACT.format("kernels"),
+        ["Chen Li", "Ada Wong", "Chen Li"]))
+    assert survey("import", str(source), "--corpus", str(corpus)).returncode == 0
+    (paper,) = load_corpus(corpus).papers.values()
+    assert paper.authors == ["Chen Li", "Ada Wong", "Chen Li"]
+    result = survey("check", "--corpus", str(corpus))
+    assert result.returncode == 0 and not result.stderr, result.stderr
+    html = (mkdocs_build(make_project(tmp_path, corpus)) / "papers" / paper.slug / "index.html").read_text()
+    assert html.count("Chen Li") >= 2
+
+
+def test_latex_of_arxiv_texts_reads_as_typeset(tmp_path: Path) -> None:
+    corpus = new_corpus(tmp_path)
+    source = _daily_papers(tmp_path, _hf_paper(
+        "2507.00002", "Prefill \\& Decode for\n  Pok\\'eChamp at \\$60",
+        "Gains of 12.3\\% with \\textbf{fast} kernels (\\\"Ust\\\"un et al.); the model\\'s cost\n"
+        "is $O(n^2)$ and \\ours\\ keeps \\(W_1\\) as written. Code: \\url{https://example.org/x}.",
+        ["Ada Wong"]))
+    assert survey("import", str(source), "--corpus", str(corpus)).returncode == 0
+    (paper,) = load_corpus(corpus).papers.values()
+    assert paper.title == "Prefill & Decode for PokéChamp at $60"
+    assert paper.abstract == ("Gains of 12.3% with fast kernels (Üstün et al.); the model's cost is "
+                              "$O(n^2)$ and \\ours keeps \\(W_1\\) as written. Code: https://example.org/x.")
+
+
+def test_same_abstract_under_two_arxiv_ids_stays_two_papers(tmp_path: Path) -> None:
+    corpus = new_corpus(tmp_path)
+    source = _daily_papers(
+        tmp_path,
+        _hf_paper("2507.02592", "WebSailor: Navigating Reasoning", ABSTRACT.format("agents"), ["A B"]),
+        _hf_paper("2509.13305", "WebSailor-V2: Bridging the Chasm", ABSTRACT.format("agents"), ["A B"]))
+    result = survey("import", str(source), "--corpus", str(corpus))
+    assert "papers added: 2; merged into existing papers: 0" in result.stdout, result.stdout
+    assert "may be the same paper as websailor-navigating-reasoning (abstracts share 100%" in result.stdout
+    assert {p.arxiv for p in load_corpus(corpus).papers.values()} == {"2507.02592", "2509.13305"}
+    assert survey("check", "--corpus", str(corpus)).returncode == 0
+
+
+def test_odd_shapes_of_daily_papers_import_into_a_valid_corpus(tmp_path: Path) -> None:
+    """No id, no authors, a date that is not one, a hidden author, 700 authors, a hard-wrapped
+    title: the corpus is valid, the paper keeps what is real and drops what is not."""
+    corpus = new_corpus(tmp_path)
+    many = [f"Author {i}" for i in range(700)]
+    source = _daily_papers(
+        tmp_path,
+        _hf_paper(None, "A Paper\n  Without an Id", ABSTRACT.format("layers"), [], published="2025-13-45"),
+        _hf_paper("2507.00003v2", "Seven Hundred Authors", "A model report written by a very large\n"
+                  "team, listing every one of its members in the order they joined.", many,
+                  published="not a date"),
+    )
+    result = survey("import", str(source), "--corpus", str(corpus))
+    assert result.returncode == 0, result.stderr
+    papers = {p.title: p for p in load_corpus(corpus).papers.values()}
+    bare = papers["A Paper Without an Id"]
+    assert (bare.arxiv, bare.authors, bare.date) == (None, [], None)
+    crowd = papers["Seven Hundred Authors"]
+    assert (crowd.arxiv, len(crowd.authors), crowd.date) == ("2507.00003", 700, None)
+    assert survey("check", "--corpus", str(corpus)).returncode == 0
+    site = mkdocs_build(make_project(tmp_path, corpus))
+    assert "Author 699" in (site / "papers" / crowd.slug / "index.html").read_text()
+
+
+def test_daily_papers_json_with_escapes_raw_utf8_and_emoji(tmp_path: Path) -> None:
+    """`\\u00dc` escapes, raw UTF-8 and characters beyond the BMP, in one file, read alike."""
+    corpus = new_corpus(tmp_path)
+    escaped = json.dumps([{"paper": _hf_paper("2507.00011", "Üstün’s Tokenizer 🚀",
+                                              ABSTRACT.format("tokens"), ["Ahmet Üstün"])}])
+    raw = json.dumps([{"paper": _hf_paper("2507.00012", "Ωmega Kernels 🧪", ABSTRACT.format("fp8 GEMMs")
+                                          .replace("simple", "plain"), ["Łukasz Kaiser"])}],
+                     ensure_ascii=False)
+    source = tmp_path / "mixed.json"
+    source.write_bytes((escaped[:-1] + ", " + raw[1:]).encode("utf-8"))
+    result = survey("import", str(source), "--corpus", str(corpus))
+    assert result.returncode == 0, result.stderr
+    papers = {p.arxiv: p for p in load_corpus(corpus).papers.values()}
+    assert (papers["2507.00011"].title, papers["2507.00011"].authors) == (
+        "Üstün’s Tokenizer 🚀", ["Ahmet Üstün"])
+    assert (papers["2507.00012"].title, papers["2507.00012"].authors) == (
+        "Ωmega Kernels 🧪", ["Łukasz Kaiser"])
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(b'[{"paper": {"title": "Caf\xe9", "summary": "x"}}]')
+    result = survey("import", str(bad), "--corpus", str(corpus))
+    assert result.returncode == 1 and "not valid UTF-8 (byte 25)" in result.stderr, result.stderr

@@ -293,12 +293,13 @@ def _get(url: str) -> str:
 
 
 @contextmanager
-def mkdocs_serve(project: Path, log: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+def mkdocs_serve(project: Path, log: Path, *flags: str) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """`mkdocs serve` of a project on a free port; yields its base URL and the process."""
     port = _free_port()
     with open(log, "wb") as out:
-        server = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}"],
-                                  cwd=project, stdout=out, stderr=subprocess.STDOUT)
+        server = subprocess.Popen(
+            [sys.executable, "-m", "mkdocs", "serve", *flags, "-a", f"127.0.0.1:{port}"],
+            cwd=project, stdout=out, stderr=subprocess.STDOUT)
         try:
             yield f"http://127.0.0.1:{port}{SITE_PATH}", server
         finally:
@@ -328,10 +329,11 @@ def wait_for_page(url: str, text: str, server: subprocess.Popen[bytes], log: Pat
 
 
 @pytest.mark.slow
-def test_mkdocs_serve_rebuilds_when_a_corpus_file_changes(tmp_path: Path) -> None:
+@pytest.mark.parametrize("flags", [[], ["--dirty"]], ids=["serve", "serve-dirty"])
+def test_mkdocs_serve_rebuilds_when_a_corpus_file_changes(tmp_path: Path, flags: list[str]) -> None:
     project = make_project(tmp_path)
     log = tmp_path / "serve.log"
-    with mkdocs_serve(project, log) as (base, server):
+    with mkdocs_serve(project, log, *flags) as (base, server):
         url = base + "papers/rewrite-the-stars/"
         wait_for_page(url, "Recent studies", server, log)
         path = project / "corpus" / "papers" / "rewrite-the-stars.yaml"

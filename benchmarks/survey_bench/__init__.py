@@ -7,6 +7,8 @@
 - builds: the full `mkdocs build` against the floor (MkDocs without the plugin): time, CPU
   time and each build's own peak memory;
 - sizes: bytes on disk: the site and its search index per paper;
+- serve: one paper edited under `mkdocs serve --dirty`, the rebuild timed;
+- real: the real corpus (../shared/real/), imported into a copy of the corpus, then measured;
 - report: the table, the targets and their verdicts;
 - cli: the command line; `measure_corpus` measures one corpus, whatever wrote it.
 

@@ -40,7 +40,9 @@ from typing import Any
 
 from .builds import Built, full_and_floor
 from .progress import say
+from .real import REAL_FILE, measure_real
 from .report import table, targets
+from .serve import serve_rebuild
 from .sizes import site_sizes
 from .snapshot import ROOT, SRC, git_state
 from .stages import generator_stages
@@ -50,7 +52,7 @@ from .synthetic import synthesise
 # command line and returns keys of its own for that corpus's row of results (report.COLUMNS
 # names the ones the table shows). Timings taken in a browser on the built site go here.
 SiteMeasurement = Callable[[Built, argparse.Namespace], dict[str, Any]]
-SITE_MEASUREMENTS: tuple[SiteMeasurement, ...] = (site_sizes,)
+SITE_MEASUREMENTS: tuple[SiteMeasurement, ...] = (site_sizes, serve_rebuild)
 
 
 def measure_size(n: int, args: argparse.Namespace) -> dict[str, Any]:
@@ -62,7 +64,7 @@ def measure_size(n: int, args: argparse.Namespace) -> dict[str, Any]:
         facts = synthesise(work / "corpus", n, args.seed, args.listings)
         facts["synthesis_s"] = round(time.perf_counter() - t0, 2)
         say(f"[{n}] {facts}")
-        return measure_corpus(work, facts, args)
+        return {"kind": "synthetic", **measure_corpus(work, facts, args)}
     finally:
         if args.keep:
             say(f"[{n}] kept {work}")
@@ -106,6 +108,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--json", metavar="FILE", help="also write the results as JSON here")
     parser.add_argument("--workdir", metavar="DIR", help="where the temporary folders go")
     parser.add_argument("--keep", action="store_true", help="keep each size's temporary folder")
+    parser.add_argument("--real", nargs="?", const=str(REAL_FILE), metavar="FILE",
+                        help="also measure the real daily-papers file, imported into a copy of the "
+                             f"corpus (default FILE: {REAL_FILE})")
     args = parser.parse_args(argv)
     if args.quick:
         args.sizes, args.runs = [1000], 1
@@ -118,7 +123,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def measure_all(args: argparse.Namespace) -> list[dict[str, Any]]:
     """One row of results per corpus measured: the synthetic sizes, then any other corpus."""
-    return [measure_size(n, args) for n in args.sizes]
+    results = [measure_size(n, args) for n in args.sizes]
+    if args.real:
+        results.append(measure_real(args))
+    return results
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -155,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
                         "cpus": os.cpu_count(), "mkdocs": mkdocs.__version__,
                         "material": getattr(material, "__version__", "?")},
             "settings": {"sizes": args.sizes, "runs": args.runs, "listings": args.listings,
-                         "seed": args.seed},
+                         "seed": args.seed, "real": args.real},
             "results": results,
             "targets": verdicts,
             "table": table(results),

@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # What a measurement depends on. It is copied once when the benchmark starts, and every stage and
 # every build uses that copy (the builds through PYTHONPATH, which wins over the editable
 # install), so edits to the working tree during a long run cannot mix two versions in one table.
-SOURCES = ("generator", "templates", "docs", "mkdocs.yml", "corpus/taxonomy.yaml")
+SOURCES = ("generator", "templates", "docs", "mkdocs.yml", "corpus")
 
 
 def snapshot_sources(dest: Path) -> Path:

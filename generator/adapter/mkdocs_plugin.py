@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ from mkdocs.config.base import Config
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
-from mkdocs.structure.files import File, Files, InclusionLevel
+from mkdocs.structure.files import Files, InclusionLevel
 
 from ..core.errors import SurveyError
 from ..core.progress import Progress
@@ -25,8 +26,12 @@ from ..corpus.store import CorpusCache
 from ..corpus.taxonomy import Taxonomy
 from ..site.markup import compact_html, dedent_html
 from ..site.render import NavItem, Site, template_error
+from .incremental import QUIET_DIRTY, GeneratedFile, Incremental, digest, tree_digest
 
 log = logging.getLogger("mkdocs.plugins.survey")
+
+
+_TAG_LISTING = "<!-- material/tags"
 
 
 class SurveyConfig(Config):
@@ -45,6 +50,19 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
         self.site: Site | None = None
         self.progress = Progress("")
         self.pages_total = self.pages_done = 0
+        self.incremental: Incremental | None = None
+        self.files: Files | None = None
+        self._indexed = 0
+
+    # With on_startup, MkDocs keeps this plugin across the rebuilds of one `mkdocs serve`.
+    def on_startup(self, *, command: str, dirty: bool) -> None:
+        self.incremental = Incremental() if command == "serve" and dirty else None
+        if self.incremental:
+            logging.getLogger("mkdocs.commands.build").addFilter(QUIET_DIRTY)
+
+    def on_shutdown(self) -> None:
+        self.incremental = None
+        logging.getLogger("mkdocs.commands.build").removeFilter(QUIET_DIRTY)
 
     def _path(self, config: MkDocsConfig, value: str) -> str:
         base = os.path.dirname(config.config_file_path or os.path.abspath("mkdocs.yml"))
@@ -78,6 +96,7 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
                               f"'survey check':\n{shown}{more}")
         try:
             site = Site(corpus, Path(self.templates_dir), site_url=config.site_url or "",
+                        cache=self.incremental.render if self.incremental else None,
                         site_name=config.site_name)
             pages = site.pages()
             others = site.files()
@@ -91,6 +110,8 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
             raise
         self.site = site
         edit = site.edit_targets()
+        # A tag listing shows the title of every page with its tag.
+        tagged = digest(*(f"{p.slug}\t{p.title}\t{p.tags}" for p in site.papers))
         hidden = ("papers/", "tags/")
         for path in sorted(pages):
             if files.get_file_from_path(path) is not None:
@@ -99,19 +120,67 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
             inclusion = (InclusionLevel.NOT_IN_NAV
                          if path.startswith(hidden) and path != "tags/index.md"
                          else InclusionLevel.UNDEFINED)
-            file = File.generated(config, path, content=pages[path], inclusion=inclusion)
             target = edit.get(path)
+            key = digest(pages[path], target or "", inclusion.name,
+                         tagged if _TAG_LISTING in pages[path] else "")
+            file = GeneratedFile.of(config, path, pages[path], key, inclusion)
             # edit_uri points into docs/; the page's source lives beside docs/ in the repository.
             file.edit_uri = f"../{target}" if target else None
             files.append(file)
         for path in sorted(others):
-            files.append(File.generated(config, path, content=others[path]))
-        self.progress = Progress("mkdocs: pages rendered")
-        self.pages_total = sum(1 for f in files if f.is_documentation_page())
-        self.pages_done = 0
+            files.append(GeneratedFile.of(config, path, others[path], digest(others[path])))
         if self.config.nav:
             config.nav = _nav(site.nav(), config.nav)
+        if self.incremental:
+            self.incremental.start(files, config, self._site_digest(config))
+        self.files = files
+        self.progress = Progress("mkdocs: pages rendered")
+        self.pages_total = sum(1 for f in files if f.is_documentation_page() and f.is_modified())
+        self.pages_done = 0
         return files
+
+    def _site_digest(self, config: MkDocsConfig) -> str:
+        """What every page shows: when it changes, every page is rebuilt."""
+        with open(config.config_file_path, "rb") as fh:
+            config_text = fh.read()
+        theme = [d for d in config.theme.dirs if not d.startswith(sys.prefix)]
+        return digest(config_text, repr(config.nav), tree_digest(theme), config.site_url or "")
+
+    @event_priority(100)  # Run first: the Markdown as read, before any plugin changes it.
+    def on_page_markdown(self, markdown: str, *, page: Any, config: MkDocsConfig, files: Files) -> str:
+        if self.incremental:
+            self.incremental.page_read(page)
+        return markdown
+
+    @event_priority(101)  # Before the tags plugin populates its listings (at 100).
+    def on_env(self, env: Any, *, config: MkDocsConfig, files: Files) -> Any:
+        if self.incremental:
+            self.incremental.restore_pages(files, config)
+            self.incremental.tags_in_order(_plugin(config, "tags"), files)
+        return env
+
+    @event_priority(-100)  # After the search plugin has indexed the page.
+    def on_page_context(self, context: Any, *, page: Any, config: MkDocsConfig, nav: Any) -> Any:
+        search = _plugin(config, "search")
+        if self.incremental and search is not None:
+            entries = search.search_index.entries
+            mine = entries[self._indexed:]
+            self._indexed = len(entries)
+            self.incremental.page_indexed(page, mine)
+        return context
+
+    @event_priority(100)  # Before the search plugin writes its index (at 0).
+    def on_post_build(self, *, config: MkDocsConfig) -> None:
+        if not self.incremental or self.files is None:
+            return
+        search = _plugin(config, "search")
+        if search is not None:
+            search.search_index.entries = self.incremental.search_in_order(self.files)
+            search.search_index_prev = None
+        self.incremental.finish(self.files, config.site_dir)
+
+    def on_pre_build(self, *, config: MkDocsConfig) -> None:
+        self._indexed = 0
 
     def on_page_content(self, html: str, *, page: Any, config: MkDocsConfig, files: Files) -> str:
         return compact_html(html)
@@ -134,6 +203,14 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
                 from material.plugins.tags.structure.tag import Tag
 
                 plugin.config.tags_allowed = {Tag(n) for n in names}
+
+
+def _plugin(config: MkDocsConfig, name: str) -> Any:
+    """The material/NAME or NAME plugin, if the configuration has it."""
+    for key, plugin in config.plugins.items():
+        if key.split(" #")[0] in (f"material/{name}", name):
+            return plugin
+    return None
 
 
 def _nav(generated: list[NavItem], configured: Any) -> list[Any]:

@@ -128,7 +128,8 @@ def cmd_import(args: argparse.Namespace) -> int:
     corpus = load_corpus(args.corpus)
     importer = Importer(corpus, today())
     sources = importer.read_all([Path(p) for p in args.paths], Progress("reading"))
-    report = importer.run(sources, name=args.name, progress=Progress("importing"))
+    report = importer.run(sources, name=args.name, progress=Progress("importing"),
+                          classifying=Progress("classifying the papers added"))
     if not args.dry_run:
         importer.write()
     print(report.summary())

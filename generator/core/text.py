@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Container
 
 _WS = re.compile(r"\s+")
 _NON_WORD = re.compile(r"[\W_]+")
@@ -40,7 +41,7 @@ def is_slug(value: str) -> bool:
     return len(value) <= SLUG_MAX + 8 and bool(_SLUG_RE.match(value))
 
 
-def slugify(title: str, taken: set[str] | frozenset[str] = frozenset()) -> str:
+def slugify(title: str, taken: Container[str] = frozenset()) -> str:
     """A URL-safe ASCII slug from a title, cut at a word boundary, unique among `taken`."""
     ascii_text = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode()
     parts = re.sub(r"[^a-z0-9]+", " ", ascii_text.lower()).split()
@@ -75,3 +76,42 @@ def first_sentence(text: str, limit: int = 240) -> str:
         cut = sentence[:limit].rsplit(" ", 1)[0]
         sentence = cut.rstrip(",;:") + " …"
     return sentence
+
+
+# LaTeX that arXiv metadata carries in plain-text fields: escaped specials, accents, text
+# styles and links. Math (`$...$`, `\(...\)`) and authors' own macros (`\ours`) are kept as
+# written: nothing says what they stand for.
+_TEX_SPECIAL = re.compile(r"\\([%&$#_{}])")
+_TEX_SPACE = re.compile(r"\\[ ,;]")
+_TEX_ACCENT = re.compile(r"""\\(['"`^~])(?:\{\s*(\\i|[A-Za-z])\s*\}|([AEIOUYaeiouy]))""")
+_TEX_ACCENTS = {"'": "\u0301", '"': "\u0308", "`": "\u0300", "^": "\u0302", "~": "\u0303"}
+_TEX_STYLE = re.compile(
+    r"\\(?:textbf|textit|textsc|texttt|textrm|textsf|textup|textmd|emph|underline)\{([^{}\\]*)\}")
+_TEX_HREF = re.compile(r"\\href\{([^{}\s]+)\}\{([^{}\\]*)\}")
+_TEX_URL = re.compile(r"\\url\{([^{}\s]+)\}")
+_TEX_WORDS = {r"\textgreater": ">", r"\textless": "<", r"\LaTeX": "LaTeX", r"\TeX": "TeX"}
+_TEX_WORD = re.compile(r"(\\textgreater|\\textless|\\LaTeX|\\TeX)(?![A-Za-z])(?:\{\})?")
+
+
+def plain_tex(text: str) -> str:
+    """Text as a reader sees it once LaTeX has typeset it: `12\\%` is `12%`, `Pok\\'eChamp` is
+    `PokéChamp`, `\\textbf{fast}` is `fast`. Anything else stays as written."""
+    if "\\" not in text:
+        return text
+    text = re.sub(r"~(?=\\(?:url|href)\{)", " ", text)  # a tie before a link
+    text = _TEX_HREF.sub(lambda m: f"{m.group(2)} ({m.group(1)})" if m.group(2) else m.group(1), text)
+    text = _TEX_URL.sub(r"\1", text)
+    for _ in range(3):  # nested styles, innermost first
+        text, n = _TEX_STYLE.subn(r"\1", text)
+        if not n:
+            break
+
+    def accent(m: re.Match[str]) -> str:
+        base = m.group(2) or m.group(3)
+        return unicodedata.normalize("NFC", ("i" if base == "\\i" else base) + _TEX_ACCENTS[m.group(1)])
+
+    text = _TEX_ACCENT.sub(accent, text)
+    text = re.sub(r"\\(['\"`])", r"\1", text)  # an escaped quote: query\'s
+    text = _TEX_WORD.sub(lambda m: _TEX_WORDS[m.group(1)], text)
+    text = _TEX_SPACE.sub(" ", text)
+    return _TEX_SPECIAL.sub(r"\1", text)

@@ -68,7 +68,7 @@ class _Fields:
             raise self.error(name, "must not be empty")
         return value
 
-    def text_list(self, name: str) -> list[str]:
+    def text_list(self, name: str, *, unique: bool = True) -> list[str]:
         value = self.data.get(name)
         if value is None:
             return []
@@ -80,7 +80,7 @@ class _Fields:
                 raise self.error(f"{name}[{i}]", f"must be non-empty text, found {item!r}")
             if has_control(item) or item != squash(item):
                 raise self.error(f"{name}[{i}]", "must be one line without extra spaces")
-            if item in out:
+            if unique and item in out:
                 raise self.error(f"{name}[{i}]", f"{item!r} is listed twice")
             out.append(item)
         return out
@@ -192,7 +192,8 @@ class Paper:
             tags=f.text_list("tags"),
             alternate_titles=f.text_list("alternate_titles"),
             arxiv=arxiv,
-            authors=f.text_list("authors"),
+            # Two co-authors may share a name ('Chen Li' twice in 45 real papers): real data.
+            authors=f.text_list("authors", unique=False),
             date=date,
             links=links,
             added=added,

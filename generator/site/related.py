@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from typing import Any
 
 import numpy as np
 from scipy import sparse
@@ -40,13 +41,24 @@ def _terms(paper: Paper) -> Counter[str]:
     return counts
 
 
-def related_papers(papers: list[Paper], k: int = 5, min_score: float = 0.05) -> dict[str, list[str]]:
-    """For each paper slug, up to `k` most similar other papers, most similar first."""
+def related_papers(papers: list[Paper], k: int = 5, min_score: float = 0.05,
+                   terms: dict[Any, Counter[str]] | None = None) -> dict[str, list[str]]:
+    """For each paper slug, up to `k` most similar other papers, most similar first.
+
+    `terms` keeps each paper's words between calls (`mkdocs serve` rebuilding after an edit).
+    """
     papers = sorted(papers, key=lambda p: p.slug)
     n = len(papers)
     if n < 2:
         return {p.slug: [] for p in papers}
-    docs = [_terms(p) for p in papers]
+    if terms is None:
+        docs = [_terms(p) for p in papers]
+    else:
+        keys = [(tuple(p.titles), p.abstract) for p in papers]
+        fresh = {key: terms.get(key) or _terms(p) for key, p in zip(keys, papers, strict=True)}
+        terms.clear()
+        terms.update(fresh)
+        docs = [fresh[key] for key in keys]
     df: Counter[str] = Counter()
     for doc in docs:
         df.update(doc.keys())
@@ -55,14 +67,16 @@ def related_papers(papers: list[Paper], k: int = 5, min_score: float = 0.05) -> 
     common = max(2, int(MAX_DF * n))
     vocab = {term: i for i, term in enumerate(sorted(t for t, c in df.items() if c <= common))}
     idf = np.array([math.log((1 + n) / (1 + df[t])) + 1.0 for t in vocab])  # in index order
-    rows, cols, vals = [], [], []
+    rows, cols, weights = [], [], []
+    weight = {tf: 1.0 + math.log(tf) for tf in range(1, 64)}
     for i, doc in enumerate(docs):
         for term, tf in doc.items():
             j = vocab.get(term)
             if j is not None:
                 rows.append(i)
                 cols.append(j)
-                vals.append((1.0 + math.log(tf)) * idf[j])
+                weights.append(weight.get(tf) or 1.0 + math.log(tf))
+    vals = np.array(weights) * idf[np.array(cols, dtype=np.int64)]
     matrix = sparse.csr_matrix((vals, (rows, cols)), shape=(n, len(vocab)), dtype=np.float64)
     norms = np.sqrt(np.asarray(matrix.multiply(matrix).sum(axis=1)).ravel())
     norms[norms == 0] = 1.0
@@ -70,13 +84,18 @@ def related_papers(papers: list[Paper], k: int = 5, min_score: float = 0.05) -> 
     transposed = matrix.T.tocsr()
     slugs = [p.slug for p in papers]
     out: dict[str, list[str]] = {}
+    take = min(k, n - 1)
     for start in range(0, n, BLOCK):
         scores = (matrix[start:start + BLOCK] @ transposed).toarray()
+        diagonal = np.arange(scores.shape[0])
+        scores[diagonal, diagonal + start] = -1.0
+        if n - 1 > take + 8:
+            best = np.argpartition(-scores, take, axis=1)[:, : take + 8]
+        else:
+            best = np.broadcast_to(np.arange(n), scores.shape)
         for offset, row in enumerate(scores):
             i = start + offset
-            row[i] = -1.0
-            take = min(k, n - 1)
-            candidates = np.argpartition(-row, take)[: take + 8] if n - 1 > take + 8 else np.arange(n)
+            candidates = best[offset]
             ranked = sorted((c for c in candidates if c != i and row[c] >= min_score),
                             key=lambda c: (-round(float(row[c]), 9), slugs[c]))
             out[slugs[i]] = [slugs[c] for c in ranked[:k]]

@@ -70,10 +70,28 @@ def front_matter(**values: Any) -> str:
     return "\n".join(lines) + "\n"
 
 
+class RenderCache:
+    """What a Site computed in an earlier build, for `mkdocs serve` to reuse in the next one.
+
+    The related papers, while no title or abstract changed; each paper's words otherwise. Each
+    paper page, while what it shows is the same: its paper, the listings holding it (name and
+    size), its related papers, the taxonomy's names and the templates. A paper template that
+    shows more of the corpus must add it to `Site._paper_page_key`.
+    """
+
+    def __init__(self) -> None:
+        self.terms: dict[Any, Any] = {}
+        self.texts: tuple[Any, ...] = ()
+        self.related: dict[str, list[str]] = {}
+        self.paper_pages: dict[str, tuple[Any, str]] = {}
+
+
 class Site:
     def __init__(self, corpus: Corpus, templates: Path, site_url: str = "",
-                 site_name: str = DEFAULT_NAME) -> None:
+                 site_name: str = DEFAULT_NAME, cache: RenderCache | None = None) -> None:
         self.corpus = corpus
+        self.cache = cache
+        self.templates = templates
         self.name = site_name
         self.site_url = site_url if not site_url or site_url.endswith("/") else site_url + "/"
         self.env = jinja2.Environment(
@@ -102,8 +120,18 @@ class Site:
                 self.by_tag[tag].append(paper)
         for papers in (*self.by_topic.values(), *self.by_tag.values()):
             papers.sort(key=_title_order)
-        self.related = related_papers(self.papers)
+        self.related = self._related_papers()
         self.bib_keys = bibtex_keys(self.papers)
+
+    def _related_papers(self) -> dict[str, list[str]]:
+        cache = self.cache
+        if cache is None:
+            return related_papers(self.papers)
+        texts = tuple((p.slug, p.title, *p.alternate_titles, p.abstract) for p in self.papers)
+        if texts != cache.texts:
+            cache.related = related_papers(self.papers, terms=cache.terms)
+            cache.texts = texts
+        return cache.related
 
     def _front_matter(self, **values: Any) -> Markup:
         for key in ("title", "description", "feed_title"):
@@ -126,12 +154,47 @@ class Site:
         for tag in self.corpus.taxonomy.tags:
             out[f"tags/{tag.id}.md"] = render("tag.md.j2", tag=tag, papers=self.by_tag[tag.id])
         paper_template = self.env.get_template("paper.md.j2")
+        cache = self.cache.paper_pages if self.cache else None
+        stamp = self._paper_page_stamp() if cache is not None else None
         for paper in self.papers:
-            out[f"papers/{paper.slug}.md"] = paper_template.render(
-                self._context(), paper=paper, listed=self.listings_of.get(paper.slug, []),
-                related=[self.corpus.papers[s] for s in self.related.get(paper.slug, [])],
-                bibtex=bibtex(paper, self.bib_keys.get(paper.slug)))
+            listed = self.listings_of.get(paper.slug, [])
+            related = [self.corpus.papers[s] for s in self.related.get(paper.slug, [])]
+            bib_key = self.bib_keys.get(paper.slug)
+            if cache is not None:
+                key = (stamp, bib_key, self._paper_page_key(paper, listed, related))
+                hit = cache.get(paper.slug)
+                if hit is not None and hit[0] == key:
+                    out[f"papers/{paper.slug}.md"] = hit[1]
+                    continue
+            text = paper_template.render(self._context(), paper=paper, listed=listed, related=related,
+                                         bibtex=bibtex(paper, bib_key))
+            if cache is not None:
+                cache[paper.slug] = (key, text)
+            out[f"papers/{paper.slug}.md"] = text
+        if cache is not None:
+            for gone in set(cache) - set(self.corpus.papers):
+                del cache[gone]
         return out
+
+    def _paper_page_stamp(self) -> tuple[Any, ...]:
+        templates = []
+        for base, dirs, names in os.walk(self.templates):
+            dirs.sort()
+            for name in sorted(names):
+                st = os.stat(os.path.join(base, name))
+                templates.append((os.path.join(base, name), st.st_mtime_ns, st.st_size))
+        return (tuple(templates), tuple((t.id, t.name) for t in self.topics),
+                tuple((t.id, t.name) for t in self.tags.values()), self.name, self.site_url)
+
+    @staticmethod
+    def _paper_page_key(paper: Paper, listed: list[tuple[Listing, int]], related: list[Paper]) -> Any:
+        def facts(p: Paper) -> tuple[Any, ...]:
+            return (p.slug, p.title, p.abstract, tuple(p.alternate_titles), p.arxiv, tuple(p.authors),
+                    p.date, tuple(sorted(p.links.items())), tuple(p.topics), tuple(p.tags), p.added,
+                    tuple(p.curated))
+
+        return (facts(paper), tuple((li.slug, li.name, len(li.entries), pos) for li, pos in listed),
+                tuple(facts(p) for p in related))
 
     def files(self) -> dict[str, str]:
         """The other generated files: Atom feeds and the corpus exports."""

@@ -9,11 +9,12 @@ empty optional fields (arXiv id, authors, date).
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Sequence
+import functools
+from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..classify.suggest import Suggestion, suggest
+from ..classify.suggest import Suggestion, suggest, suggest_all
 from ..core.errors import SurveyError
 from ..core.text import match_key, slugify
 from ..corpus.model import Entry, Listing, Paper
@@ -49,14 +50,20 @@ class Report:
         return "\n".join(lines)
 
 
-def new_paper(raw: RawEntry, taxonomy: Taxonomy, taken: set[str], today: str) -> tuple[Paper, Suggestion]:
+def new_paper(raw: RawEntry, taxonomy: Taxonomy, taken: Container[str], today: str
+              ) -> tuple[Paper, Suggestion]:
     """A paper for an entry not yet in the corpus, with the suggested topics and tags."""
     suggestion = suggest(taxonomy, raw.title, raw.abstract)
+    paper = _unclassified(raw, taken, today)
+    paper.topics, paper.tags = suggestion.topic_ids, suggestion.tag_ids
+    return paper, suggestion
+
+
+def _unclassified(raw: RawEntry, taken: Container[str], today: str) -> Paper:
     return Paper(
-        slug=slugify(raw.title, taken), title=raw.title, abstract=raw.abstract,
-        topics=suggestion.topic_ids, tags=suggestion.tag_ids, arxiv=raw.arxiv,
+        slug=slugify(raw.title, taken), title=raw.title, abstract=raw.abstract, arxiv=raw.arxiv,
         authors=list(raw.authors), date=raw.date, links=dict(raw.links), added=today,
-    ), suggestion
+    )
 
 
 class Importer:
@@ -66,8 +73,12 @@ class Importer:
         self.papers = dict(corpus.papers)  # a paper is deep-copied here before it changes
         self.changed: dict[str, Paper] = {}
         self.new_listings: dict[str, Listing] = {}
-        self.index = Index.of(corpus.papers, corpus.listings)
         self.report = Report()
+
+    @functools.cached_property
+    def index(self) -> Index:
+        """Built when the first entry is placed: a file imported before costs no index."""
+        return Index.of(self.corpus.papers, self.corpus.listings)
 
     def read_all(self, paths: Sequence[Path], progress: Callable[[int, int], None] | None = None
                  ) -> list[Source]:
@@ -79,7 +90,8 @@ class Importer:
         return sources
 
     def run(self, sources: list[Source], name: str | None = None,
-            progress: Callable[[int, int], None] | None = None) -> Report:
+            progress: Callable[[int, int], None] | None = None,
+            classifying: Callable[[int, int], None] | None = None) -> Report:
         if name and sum(s.is_listing for s in sources) > 1:
             raise SurveyError("--name names one listing: import listings one at a time to name them")
         total = sum(len(s.entries) for s in sources)
@@ -100,7 +112,23 @@ class Importer:
             if source.is_listing:
                 listing = self._listing(source, entries, name)
                 known[source.sha256] = listing.slug
+        self._classify(classifying)
         return self.report
+
+    def _classify(self, progress: Callable[[int, int], None] | None) -> None:
+        """Topics and tags for the added papers, all at once: on every core for thousands."""
+        added = [self.papers[slug] for slug in self.report.added]
+        if not added:
+            return
+        if progress:
+            progress(0, len(added))
+        briefs = suggest_all(self.corpus.taxonomy, [(p.title, p.abstract) for p in added])
+        for paper, brief in zip(added, briefs, strict=True):
+            paper.topics, paper.tags = list(brief.topic_ids), list(brief.tag_ids)
+            if brief.uncertain:
+                self.report.uncertain.append(paper.slug)
+        if progress:
+            progress(len(added), len(added))
 
     def write(self) -> list[str]:
         files = [(p.file, paper_text(p)) for p in sorted(self.changed.values(), key=lambda p: p.slug)]
@@ -135,9 +163,7 @@ class Importer:
             return self._entry(found.slug, raw)
         for maybe in self.index.possible(raw.title, raw.abstract):
             self.report.review.append(f"{label}: may be the same paper as {maybe.slug} ({maybe.why})")
-        paper, suggestion = new_paper(raw, self.corpus.taxonomy, set(self.papers), self.today)
-        if suggestion.uncertain:
-            self.report.uncertain.append(paper.slug)
+        paper = _unclassified(raw, self.papers, self.today)  # classified with the others in run()
         self.papers[paper.slug] = paper
         self.changed[paper.slug] = paper
         self.index.add(paper)

@@ -2,11 +2,14 @@
 
 The format is detected from the content, never trusted from the file name alone. Every reader
 returns a `Source`: what it is (a listing, or loose papers), and its entries in original order,
-with titles and abstracts whitespace-normalised and otherwise exactly as written.
+with titles and abstracts whitespace-normalised (hard wraps joined) and otherwise exactly as
+written, except that the JSON and Atom readers, whose texts come from arXiv, read the LaTeX a
+typeset page would not show (`12\\%`, `\\textbf{x}`, `Pok\\'e`) as the characters it stands for.
 """
 
 from __future__ import annotations
 
+import codecs
 import gzip
 import hashlib
 import itertools
@@ -14,11 +17,12 @@ import json
 import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 from typing import Any
 
 from ..core.errors import SourceError
-from ..core.text import has_control, squash
+from ..core.text import has_control, plain_tex, squash
 from ..corpus.model import ARXIV_RE, URL_RE
 
 FORMATS = {
@@ -88,17 +92,21 @@ def parse_source(data: bytes, shown: str) -> Source:
             data = gzip.decompress(data)
         except (OSError, EOFError) as exc:
             raise SourceError(shown, f"a damaged gzip file: {exc}") from None
-    if not data.strip():
+    if not data or data.isspace():
         raise SourceError(shown, "the file is empty")
     if b"\x00" in data[:4096]:
         raise SourceError(shown, "this is a binary file, not a listing, a page, JSON or Atom")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise SourceError(shown, f"not valid UTF-8 (byte {exc.start}); save the file as UTF-8") from None
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
-    fmt = detect(text)
+    data = data.removeprefix(codecs.BOM_UTF8)
+    if b"\r" in data:
+        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    digest = hashlib.sha256(data).hexdigest()
+    if _JSON_START.match(data):
+        text = _ascii_json(data, shown)
+        fmt: str | None = "hf-json"
+    else:
+        text = _utf8(data, shown)
+        fmt = detect(text)
+    del data
     if fmt is None:
         raise SourceError(
             shown,
@@ -111,6 +119,30 @@ def parse_source(data: bytes, shown: str) -> Source:
     for entry in source.entries:
         _check_entry(entry, shown)
     return source
+
+
+_JSON_START = re.compile(rb"\s*[\[{]")
+
+
+_NON_ASCII = re.compile(rb"[\x80-\xff]+")
+
+
+def _utf8(data: bytes, shown: str, offset: int = 0) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SourceError(shown, f"not valid UTF-8 (byte {offset + exc.start}); save the file as "
+                                 f"UTF-8") from None
+
+
+def _ascii_json(data: bytes, shown: str) -> str:
+    """The same JSON with every non-ASCII character written as a JSON escape, so Python holds it
+    in one byte a character: decoded as it is, one emoji among its 46 MB makes the real
+    daily-papers file a text of four bytes a character (185 MB)."""
+    def escape(match: re.Match[bytes]) -> bytes:
+        return json.dumps(_utf8(match.group(), shown, match.start()))[1:-1].encode("ascii")
+
+    return _NON_ASCII.sub(escape, data).decode("ascii")
 
 
 def detect(text: str) -> str | None:
@@ -204,9 +236,19 @@ def _hf_text(text: str, path: str, digest: str) -> Source:
 # --- Hugging Face daily papers JSON ---------------------------------------------------------
 
 
+# The fields `hf_item_entry` reads; the API's other fields (avatars, organisations, media, AI
+# summaries) would double the memory a 9,000-paper file takes once parsed.
+_HF_FIELDS = frozenset(("paper", "id", "title", "summary", "authors", "name", "hidden", "publishedAt",
+                        "githubRepo", "projectPage"))
+
+
 def _hf_json(text: str, path: str, digest: str) -> Source:
+
+    def fields(obj: dict[str, Any]) -> dict[str, Any]:
+        return {key: value for key, value in obj.items() if key in _HF_FIELDS}
+
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_hook=fields)
     except json.JSONDecodeError as exc:
         raise SourceError(path, f"malformed JSON: {exc.msg}", line=exc.lineno, column=exc.colno) from None
     items = data if isinstance(data, list) else [data]
@@ -244,7 +286,7 @@ def hf_item_entry(item: Any, position: int, path: str) -> RawEntry:
         if isinstance(url, str) and URL_RE.match(url):
             links[kind] = url
     return RawEntry(
-        title=squash(str(title)), abstract=squash(str(summary)), position=position,
+        title=squash(plain_tex(str(title))), abstract=squash(plain_tex(str(summary))), position=position,
         arxiv=_strip_version(arxiv) if arxiv else None, authors=authors,
         date=_iso_date(paper.get("publishedAt") or item.get("publishedAt")), links=links,
     )
@@ -255,9 +297,13 @@ def _strip_version(arxiv: str) -> str:
 
 
 def _iso_date(value: Any) -> str | None:
-    if isinstance(value, str) and re.match(r"^\d{4}-\d{2}-\d{2}", value):
-        return value[:10]
-    return None
+    """The day of an ISO timestamp; nothing for what is not a real day ('2025-13-45')."""
+    if not isinstance(value, str) or not re.match(r"^\d{4}-\d{2}-\d{2}", value):
+        return None
+    try:
+        return date.fromisoformat(value[:10]).isoformat()
+    except ValueError:
+        return None
 
 
 def _common_date(entries: list[RawEntry]) -> str | None:
@@ -280,7 +326,7 @@ def _atom(text: str, path: str, digest: str) -> Source:
     entries = []
     for position, node in enumerate(root.iter(f"{ATOM}entry"), 1):
         raw_id = (node.findtext(f"{ATOM}id") or "").strip()
-        title = squash(node.findtext(f"{ATOM}title") or "")
+        title = squash(plain_tex(node.findtext(f"{ATOM}title") or ""))
         if "/api/errors" in raw_id:
             raise SourceError(path, f"the arXiv API answered with an error: "
                                     f"{squash(node.findtext(f'{ATOM}summary') or title)}")
@@ -290,7 +336,7 @@ def _atom(text: str, path: str, digest: str) -> Source:
             raise SourceError(path, f"{raw_id!r} is not an arXiv abstract URL", entry=label, field="id")
         entries.append(RawEntry(
             title=title,
-            abstract=squash(node.findtext(f"{ATOM}summary") or ""),
+            abstract=squash(plain_tex(node.findtext(f"{ATOM}summary") or "")),
             position=position,
             arxiv=_strip_version(match.group(1)),
             authors=[squash(a.findtext(f"{ATOM}name") or "") for a in node.findall(f"{ATOM}author")],

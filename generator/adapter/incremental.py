@@ -1,0 +1,179 @@
+"""Rebuilding only what changed, under `mkdocs serve --dirty`.
+
+MkDocs skips a page in a dirty build when its file says it is not modified. A generated page is
+modified when a hash of what its HTML is made of changed since the last build: its Markdown,
+its edit link, and for a tag page the titles of the pages its listing shows. Anything every page
+shows (the navigation, mkdocs.yml, the theme override, the hand-written pages) changes the
+hash of the whole site, and then every page is rebuilt.
+
+Two plugins gather from every page and write once for all of them: Material's tags plugin (tag
+listings) and its search plugin (the index). A skipped page still gives them what it gave in
+the last build, in the same order as a clean build: the result is the site a clean build writes,
+file by file (tests/test_serve.py builds both and compares them).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.structure.files import File, Files, InclusionLevel
+from mkdocs.structure.pages import Page
+from mkdocs.utils import meta as mkdocs_meta
+
+from ..site.render import RenderCache
+
+
+class QuietDirty(logging.Filter):
+    """MkDocs warns that a dirty build may leave navigation and links inaccurate: with this
+    plugin it does not, so the warning would only mislead."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith("A 'dirty' build is being performed")
+
+
+QUIET_DIRTY = QuietDirty()
+
+
+class GeneratedFile(File):
+    """A generated file that knows whether its content changed since the last build."""
+
+    changed = True
+    key = ""  # what its HTML is made of, hashed
+
+    @classmethod
+    def of(cls, config: MkDocsConfig, path: str, content: str, key: str,
+           inclusion: InclusionLevel = InclusionLevel.UNDEFINED) -> GeneratedFile:
+        file = cls.generated(config, path, content=content, inclusion=inclusion)
+        assert isinstance(file, GeneratedFile)
+        file.key = key
+        return file
+
+    def is_modified(self) -> bool:
+        return self.changed
+
+
+def digest(*parts: str | bytes) -> str:
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(part.encode("utf-8") if isinstance(part, str) else part)
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def tree_digest(folders: Iterable[str]) -> str:
+    """Every file's path, size and mtime under some folders."""
+    parts = []
+    for folder in folders:
+        for base, dirs, names in os.walk(folder):
+            dirs.sort()
+            for name in sorted(names):
+                st = os.stat(os.path.join(base, name))
+                parts.append(f"{os.path.join(base, name)}:{st.st_size}:{st.st_mtime_ns}")
+    return digest(*parts)
+
+
+class Incremental:
+    """What the last build was made of; kept by the plugin across the rebuilds of one serve."""
+
+    def __init__(self) -> None:
+        self.site_digest: str | None = None
+        self.built: dict[str, str] = {}  # src_uri -> digest of what its HTML was built from
+        self.sources: dict[str, tuple[str, dict[str, Any]]] = {}  # src_uri -> Markdown, meta
+        self.search: dict[str, list[dict[str, Any]]] = {}  # src_uri -> its search entries
+        self.outputs: set[str] = set()  # every file the last build wrote
+        self.full = True
+        self.render = RenderCache()
+
+    def start(self, files: Files, config: MkDocsConfig, site_digest: str) -> None:
+        """Mark what changed; called once the generated files are in `files`."""
+        self.full = site_digest != self.site_digest
+        self.site_digest = site_digest
+        self.pending: dict[str, str] = {}
+        for file in files:
+            if isinstance(file, GeneratedFile):
+                file.changed = self.full or self.built.get(file.src_uri) != file.key
+                self.pending[file.src_uri] = file.key
+            elif self.full:
+                file.is_modified = _always  # type: ignore[method-assign]
+
+    def skipped(self, files: Files) -> list[File]:
+        return [f for f in files.documentation_pages() if not f.is_modified()]
+
+    def restore_pages(self, files: Files, config: MkDocsConfig) -> None:
+        """Give the pages this build skips the Markdown and metadata their last build read, so
+        their titles and tags are known to the pages that list them."""
+        for file in self.skipped(files):
+            if file.page is None:
+                Page(None, file, config)
+            page = file.page
+            assert page is not None
+            markdown, meta = self.sources.get(file.src_uri) or _read(file)
+            page.markdown, page.meta = markdown, dict(meta)
+
+    def tags_in_order(self, tags_plugin: Any, files: Files) -> None:
+        """The tags plugin's mappings for every page, in the order a clean build adds them."""
+        mappings = getattr(tags_plugin, "mappings", None)
+        if mappings is None:
+            return
+        built = dict(mappings.data)
+        mappings.data = {}
+        for file in files.documentation_pages():
+            page = file.page
+            if page is None:
+                continue
+            if page.url in built:
+                mappings.data[page.url] = built[page.url]
+            elif not file.is_modified() and page.markdown is not None:
+                mappings.add(page, page.markdown)
+
+    def page_read(self, page: Page) -> None:
+        if page.markdown is not None:
+            # The title is all a skipped page's Markdown is read for, when its meta has one.
+            markdown = "" if "title" in page.meta else page.markdown
+            self.sources[page.file.src_uri] = (markdown, dict(page.meta))
+
+    def page_indexed(self, page: Page, entries: list[dict[str, Any]]) -> None:
+        self.search[page.file.src_uri] = entries
+
+    def search_in_order(self, files: Files) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        for file in files.documentation_pages():
+            out += self.search.get(file.src_uri, [])
+        return out
+
+    def finish(self, files: Files, site_dir: str) -> None:
+        """Remember what was built; remove what the last build wrote and this one no longer has."""
+        self.built.update(self.pending)
+        current = {f.src_uri for f in files}
+        for gone in set(self.built) - current:
+            del self.built[gone]
+            self.sources.pop(gone, None)
+            self.search.pop(gone, None)
+        outputs = {os.path.normpath(f.abs_dest_path) for f in files}
+        for path in sorted(self.outputs - outputs):
+            if os.path.isfile(path):
+                os.remove(path)
+                _remove_empty_parents(Path(path).parent, Path(site_dir))
+        self.outputs = outputs
+
+
+def _always() -> bool:
+    return True
+
+
+def _read(file: File) -> tuple[str, dict[str, Any]]:
+    markdown, meta = mkdocs_meta.get_data(file.content_string)
+    return markdown, meta
+
+
+def _remove_empty_parents(folder: Path, root: Path) -> None:
+    root = root.resolve()
+    while folder.resolve() != root and root in folder.resolve().parents and not any(folder.iterdir()):
+        folder.rmdir()
+        folder = folder.parent

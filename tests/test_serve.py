@@ -1,0 +1,92 @@
+"""`mkdocs serve --dirty` rebuilds only what changed, and the result is the site a clean build
+writes: edits, an added paper and a removed paper, compared file by file."""
+
+from __future__ import annotations
+
+import filecmp
+import shutil
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from conftest import make_project, mkdocs_build
+from mkdocs.commands.build import build
+from mkdocs.config import load_config
+
+
+@pytest.fixture
+def dirty_rebuild(tmp_path: Path) -> Iterator[tuple[Path, Path, Callable[[], set[str]]]]:
+    """A project, its served site, and a rebuild as `mkdocs serve --dirty` does it (one process,
+    the plugins kept); the rebuild returns the pages it rendered."""
+    project = make_project(tmp_path)
+    served = tmp_path / "served"
+
+    def config() -> object:
+        return load_config(str(project / "mkdocs.yml"), site_dir=str(served))
+
+    first = config()
+    first.plugins.on_startup(command="serve", dirty=True)  # type: ignore[attr-defined]
+
+    def rebuild() -> set[str]:
+        cfg = config()
+        before = {p: p.stat().st_mtime_ns for p in served.rglob("*.html")}
+        build(cfg, dirty=True)  # type: ignore[arg-type]
+        return {str(p.relative_to(served)) for p in served.rglob("*.html")
+                if before.get(p) != p.stat().st_mtime_ns}
+
+    try:
+        yield project, served, rebuild
+    finally:
+        first.plugins.on_shutdown()  # type: ignore[attr-defined]
+
+
+def _differences(clean: Path, served: Path) -> list[str]:
+    left = {str(p.relative_to(clean)) for p in clean.rglob("*") if p.is_file()}
+    right = {str(p.relative_to(served)) for p in served.rglob("*") if p.is_file()}
+    out = [f"only in the clean build: {p}" for p in sorted(left - right)]
+    out += [f"only in the served site: {p}" for p in sorted(right - left)]
+    out += [f"differs: {p}" for p in sorted(left & right)
+            if p != "sitemap.xml.gz" and not filecmp.cmp(clean / p, served / p, shallow=False)]
+    dirs = {str(p.relative_to(served)) for p in served.rglob("*") if p.is_dir()}
+    out += [f"empty folder left: {d}" for d in sorted(dirs) if not any((served / d).iterdir())]
+    return out
+
+
+@pytest.mark.slow
+def test_incremental_rebuilds_equal_a_clean_build(
+    dirty_rebuild: tuple[Path, Path, Callable[[], set[str]]], tmp_path: Path
+) -> None:
+    project, served, rebuild = dirty_rebuild
+    papers = project / "corpus" / "papers"
+    rebuild()
+    assert _differences(mkdocs_build(project, tmp_path / "clean0"), served) == []
+
+    # An edit to one abstract: its page and the pages that quote it, nothing else.
+    path = papers / "rewrite-the-stars.yaml"
+    path.write_text(path.read_text().replace("Recent studies", "Newer studies", 1))
+    changed = rebuild()
+    assert "papers/rewrite-the-stars/index.html" in changed
+    assert len(changed) < 10, sorted(changed)
+    assert _differences(mkdocs_build(project, tmp_path / "clean1"), served) == []
+
+    # A title edit: the tag listings show titles, so they follow.
+    text = path.read_text()
+    path.write_text(text.replace("title: Rewrite the Stars", "title: Rewrite the Stars Again", 1))
+    rebuild()
+    assert _differences(mkdocs_build(project, tmp_path / "clean2"), served) == []
+
+    # An added paper: its page, its topic and tag pages, the pages listing it.
+    shutil.copy(papers / "rewrite-the-stars.yaml", papers / "a-new-paper.yaml")
+    new = papers / "a-new-paper.yaml"
+    new.write_text(new.read_text().replace("slug: rewrite-the-stars", "slug: a-new-paper")
+                   .replace("title: Rewrite the Stars Again", "title: A New Paper About Stars"))
+    changed = rebuild()
+    assert "papers/a-new-paper/index.html" in changed
+    assert len(changed) < 100, len(changed)
+    assert _differences(mkdocs_build(project, tmp_path / "clean3"), served) == []
+
+    # A removed paper: its page goes, and every page that mentioned it follows.
+    new.unlink()
+    rebuild()
+    assert not (served / "papers" / "a-new-paper").exists()
+    assert _differences(mkdocs_build(project, tmp_path / "clean4"), served) == []
