@@ -340,6 +340,7 @@ ABSTRACT = ("We study how to schedule {} across accelerators and show that a sim
             "matches an exact solver on every workload we measured while running much faster.")
 
 
+@pytest.mark.slow
 def test_homonymous_co_authors_import_check_and_build(tmp_path: Path) -> None:
     corpus = new_corpus(tmp_path)
     source = _daily_papers(tmp_path, _hf_paper(
