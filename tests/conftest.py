@@ -25,6 +25,19 @@ SEED_NAMES = {
 
 os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
 
+# A test that uses one of these builds the whole real site (once a session) or drives a browser:
+# it is marked slow, so `pytest -m "not slow"` leaves it out. Tests that build a site of their
+# own, run `mkdocs serve`, classify or import the whole corpus or read the whole real data file
+# say @pytest.mark.slow themselves.
+SLOW_FIXTURES = {"real_site", "site_base", "hostile_site", "chromium", "cited_site"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+
+
 REAL_PAPERS = ROOT.parent / "shared" / "real" / "hf-daily-papers-2024-05-to-2026-08.json.gz"
 
 

@@ -128,6 +128,7 @@ def test_add_validates_like_check(corpus: Path) -> None:
     assert snapshot(corpus) == before
 
 
+@pytest.mark.slow
 def test_added_paper_is_on_the_built_site(corpus: Path, tmp_path: Path) -> None:
     result = survey("add", "--corpus", str(corpus), "--title", "Serving <LLMs> at $0 cost",
                     "--abstract", "We serve LLM requests with continuous batching and a paged KV cache.")

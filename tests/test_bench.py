@@ -33,3 +33,26 @@ def test_table_leaves_out_columns_no_row_has():
     assert lines[0] == "| papers | render s | full s | floor s | full/floor |"
     assert lines[2] == "| 1000 | - | 9.50 | 8.25 | 1.152 |"
     assert lines[3] == "| 3000 | 1.50 | 9.50 | 8.25 | 1.152 |"
+
+
+def test_a_measured_command_reports_its_own_peak_memory():
+    """A child of a large process used to report that process's peak (Linux keeps it across
+    fork and exec); through the launcher it reports its own."""
+    import os
+    import subprocess
+
+    from survey_bench.launch import Measured
+
+    ballast = bytearray(400 * 1024 * 1024)  # this process now holds 400 MB more
+    ballast[:: 4096] = b"x" * len(ballast[:: 4096])
+    small = [sys.executable, "-c", "pass"]
+    big = [sys.executable, "-c", "b = bytearray(250 * 2**20); b[::4096] = b'x' * len(b[::4096])"]
+    code, small_mb, _ = Measured(small, stdout=subprocess.DEVNULL).wait()
+    assert code == 0 and small_mb < 100
+    code, big_mb, cpu = Measured(big).wait()
+    assert code == 0 and 250 < big_mb < 400 and cpu > 0
+    assert Measured([sys.executable, "-c", "raise SystemExit(3)"]).wait()[0] == 3
+    proc = subprocess.Popen(small)
+    _, _, usage = os.wait4(proc.pid, 0)
+    assert usage.ru_maxrss / 1024 > 400  # what the benchmark measured before: this test's own peak
+    del ballast

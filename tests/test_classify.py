@@ -60,6 +60,7 @@ def test_explain_names_rules_and_words() -> None:
     assert any("[abstract: 'Pipeline parallelism', 'pipeline parallelism']" in line for line in lines)
 
 
+@pytest.mark.slow
 def test_explain_works_for_every_paper() -> None:
     for slug in sorted(CORPUS.papers)[::25]:
         result = survey("explain", slug)
@@ -77,6 +78,7 @@ def test_explain_unknown_slug_suggests_close_ones() -> None:
     assert "did you mean qlora-efficient-finetuning-of-quantized-llms" in result.stderr
 
 
+@pytest.mark.slow
 def test_curated_values_win_over_suggestions(tmp_path: Path) -> None:
     corpus = tmp_path / "corpus"
     shutil.copytree(ROOT / "corpus", corpus)
@@ -146,6 +148,7 @@ def test_quality_on_real_papers_holds_its_floor() -> None:
     assert share <= 0.25 and caught >= 0.45
 
 
+@pytest.mark.slow
 def test_prefilter_never_skips_a_rule_that_fires() -> None:
     from generator.classify.prefilter import required_literals
 
@@ -163,6 +166,7 @@ def test_prefilter_never_skips_a_rule_that_fires() -> None:
     assert skipped > len(texts) * len(rules) // 2  # it does skip most scans
 
 
+@pytest.mark.slow
 def test_review_lists_unsure_papers_that_are_not_curated(tmp_path: Path) -> None:
     corpus = tmp_path / "corpus"
     shutil.copytree(ROOT / "corpus", corpus)

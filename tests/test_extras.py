@@ -95,6 +95,7 @@ def test_pages_announce_their_feeds(real_site: Path) -> None:
     assert {"../../feed.xml", "../../feed-serving.xml"} <= feeds
 
 
+@pytest.mark.slow
 def test_feed_of_recently_added_papers_follows_the_added_date(tmp_path: Path) -> None:
     corpus = new_corpus(tmp_path)
     survey("import", str(SEEDS[1]), "--corpus", str(corpus), env={"SOURCE_DATE_EPOCH": "1700000000"})
@@ -252,6 +253,7 @@ def test_statistics_numbers_equal_the_corpus(real_site: Path) -> None:
     assert all("http" not in (c.get("href") or "") for c in page.select("article svg *"))
 
 
+@pytest.mark.slow
 def test_statistics_labels_are_literal(tmp_path: Path) -> None:
     corpus = new_corpus(tmp_path)
     survey("import", str(SEEDS[1]), "--corpus", str(corpus), "--name", "<b>Bold</b> & --8<-- \"x\"")

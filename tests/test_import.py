@@ -107,6 +107,7 @@ def test_second_import_changes_no_byte(seeded_corpus: Path, tmp_path: Path) -> N
     assert snapshot(corpus) == before
 
 
+@pytest.mark.slow
 def test_import_summary_and_review_of_possible_duplicates(tmp_path: Path) -> None:
     corpus = new_corpus(tmp_path)
     result = survey("import", str(SEEDS[2]), "--corpus", str(corpus))
@@ -311,6 +312,7 @@ def test_json_item_without_summary_is_named(tmp_path: Path) -> None:
     assert "#2 'TinyRoute" in result.stderr and "paper.summary" in result.stderr
 
 
+@pytest.mark.slow
 def test_import_idempotent_from_scratch(tmp_path: Path) -> None:
     corpus = new_corpus(tmp_path)
     import_seeds(corpus)
@@ -338,6 +340,7 @@ ABSTRACT = ("We study how to schedule {} across accelerators and show that a sim
             "matches an exact solver on every workload we measured while running much faster.")
 
 
+@pytest.mark.slow
 def test_homonymous_co_authors_import_check_and_build(tmp_path: Path) -> None:
     corpus = new_corpus(tmp_path)
     source = _daily_papers(tmp_path, _hf_paper(

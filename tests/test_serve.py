@@ -52,6 +52,7 @@ def _differences(clean: Path, served: Path) -> list[str]:
     return out
 
 
+@pytest.mark.slow
 def test_incremental_rebuilds_equal_a_clean_build(
     dirty_rebuild: tuple[Path, Path, Callable[[], set[str]]], tmp_path: Path
 ) -> None:

@@ -12,6 +12,8 @@ import sys
 import time
 import urllib.parse
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -276,6 +278,7 @@ def test_default_site_names_no_third_party(real_site: Path) -> None:
         assert not html.select("[data-md-component='source'], a.md-content__button")
 
 
+@pytest.mark.slow
 def test_with_a_repository_the_edit_link_opens_the_corpus_file(tmp_path: Path) -> None:
     """"Make it yours": repo_url and edit_uri set in mkdocs.yml give every page its edit link."""
     project = make_project(tmp_path)
@@ -337,6 +340,7 @@ def hostile_project(tmp_path: Path) -> tuple[Path, list[tuple[str, str, str]]]:
     return project, papers
 
 
+@pytest.mark.slow
 def test_corpus_text_is_shown_literally_whatever_the_extensions(tmp_path: Path) -> None:
     project, papers = hostile_project(tmp_path)
     site = mkdocs_build(project)
@@ -375,6 +379,7 @@ def test_survey_build_writes_the_same_markdown(tmp_path: Path) -> None:
     assert written == pages
 
 
+@pytest.mark.slow
 def test_changing_a_corpus_file_changes_the_rebuilt_site(tmp_path: Path) -> None:
     project = make_project(tmp_path)
     site = mkdocs_build(project)
@@ -397,35 +402,53 @@ def _get(url: str) -> str:
         return str(response.read().decode("utf-8"))
 
 
+@contextmanager
+def mkdocs_serve(project: Path, log: Path, *flags: str) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """`mkdocs serve` of a project on a free port; yields its base URL and the process."""
+    port = _free_port()
+    with open(log, "wb") as out:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "mkdocs", "serve", *flags, "-a", f"127.0.0.1:{port}"],
+            cwd=project, stdout=out, stderr=subprocess.STDOUT)
+        try:
+            yield f"http://127.0.0.1:{port}{SITE_PATH}", server
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+
+
+def wait_for_page(url: str, text: str, server: subprocess.Popen[bytes], log: Path,
+                  timeout: float = 240) -> str:
+    """Poll the served page until it holds `text`, up to a deadline; fail at once if the server
+    stops. A request that fails meanwhile (not yet listening, mid-rebuild) is polled again."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if server.poll() is not None:
+            pytest.fail(f"mkdocs serve exited with {server.returncode}:\n{log.read_text()[-3000:]}")
+        try:
+            page = _get(url)
+            last = f"a page without {text!r}"
+            if text in page:
+                return page
+        except OSError as error:
+            last = repr(error)
+        if time.monotonic() > deadline:
+            pytest.fail(f"{url} did not show {text!r} within {timeout:.0f} s (last: {last}):\n"
+                        f"{log.read_text()[-3000:]}")
+        time.sleep(0.25)  # the poll interval, not a wait for the change
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("flags", [[], ["--dirty"]], ids=["serve", "serve-dirty"])
 def test_mkdocs_serve_rebuilds_when_a_corpus_file_changes(tmp_path: Path, flags: list[str]) -> None:
     project = make_project(tmp_path)
-    port = _free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "mkdocs", "serve", *flags, "-a", f"127.0.0.1:{port}"],
-        cwd=project, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-    )
-    url = f"http://127.0.0.1:{port}/survey/papers/rewrite-the-stars/"
-    try:
-        deadline = time.monotonic() + 120
-        page = ""
-        while time.monotonic() < deadline:
-            try:
-                page = _get(url)
-                break
-            except OSError:
-                time.sleep(0.5)
-        assert "Recent studies" in page
+    log = tmp_path / "serve.log"
+    with mkdocs_serve(project, log, *flags) as (base, server):
+        url = base + "papers/rewrite-the-stars/"
+        wait_for_page(url, "Recent studies", server, log)
         path = project / "corpus" / "papers" / "rewrite-the-stars.yaml"
         path.write_text(path.read_text().replace("Recent studies", "Served studies", 1))
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and "Served studies" not in page:
-            time.sleep(0.5)
-            page = _get(url)
-        assert "Served studies" in page
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
+        wait_for_page(url, "Served studies", server, log)
 
 
 def test_a_template_error_names_the_template(tmp_path: Path) -> None:

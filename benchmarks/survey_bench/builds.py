@@ -18,6 +18,7 @@ import yaml
 from generator.corpus.store import load_corpus
 from generator.site.render import NavItem
 
+from .launch import Measured
 from .progress import say
 from .snapshot import SRC, subprocess_env
 from .stages import make_site
@@ -79,19 +80,15 @@ def mkdocs_build(project: Path, site: Path, log: Path) -> dict[str, Any]:
     load_before = os.getloadavg()[0]  # other work on the machine shows here
     with open(log, "w", encoding="utf-8") as fh:
         t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, cwd=project, stdout=fh, stderr=subprocess.STDOUT, env=env)
-        _, status, usage = os.wait4(proc.pid, 0)
+        code, peak_mb, cpu_s = Measured(cmd, cwd=project, stdout=fh, stderr=subprocess.STDOUT, env=env).wait()
         seconds = time.perf_counter() - t0
-    proc.returncode = os.waitstatus_to_exitcode(status)
     text = log.read_text(encoding="utf-8", errors="replace")
-    if proc.returncode != 0:
+    if code != 0:
         raise SystemExit(f"bench: mkdocs build failed in {project}:\n{text[-4000:]}")
     warnings = [line for line in text.splitlines() if line.startswith("WARNING")]
     indexed = re.search(r"search index written to pagefind/ in ([\d.]+) s", text)
-    return {"seconds": seconds, "cpu_s": usage.ru_utime + usage.ru_stime,
-            "peak_mb": usage.ru_maxrss / 1024,
-            "search_index_s": float(indexed.group(1)) if indexed else None,
-            "load_before": load_before, "warnings": warnings}
+    return {"seconds": seconds, "cpu_s": cpu_s, "peak_mb": peak_mb, "load_before": load_before,
+            "warnings": warnings, "search_index_s": float(indexed.group(1)) if indexed else None}
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,8 @@ into a temporary folder and measures:
   identical mkdocs.yml, the generated navigation written out in `nav` and the paper and tag
   pages kept out of it with `not_in_nav`. Full and floor builds alternate, each in a fresh
   subprocess; the medians are reported, with each build's own peak resident memory (read with
-  os.wait4 for that one child, so earlier builds do not leak into it);
+  os.wait4 by a small launcher process, so neither earlier builds nor the benchmark's own
+  size leak into it);
 - site bytes per paper (the whole site folder of the full build / N) and search-index bytes
   per paper (the Pagefind bundle, site/pagefind/, / N), and the largest HTML page.
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import gzip
 import hashlib
-import os
 import shutil
 import subprocess
 import sys
@@ -20,6 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .launch import Measured
 from .progress import say
 from .snapshot import ROOT, SRC, subprocess_env
 
@@ -29,17 +29,14 @@ REAL_FILE = ROOT.parent / "shared" / "real" / "hf-daily-papers-2024-05-to-2026-0
 def run(cmd: list[str], cwd: Path) -> dict[str, Any]:
     """One command in a fresh subprocess: wall time, its own peak RSS, its output."""
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            env=subprocess_env())
-    # wait4 reports this child's own peak memory; read the pipes only after it ends (the
-    # outputs here are a few KB, below the pipe buffer).
-    _, status, usage = os.wait4(proc.pid, 0)
+    run = Measured(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=subprocess_env())
+    # Read the pipes only after it ends (the outputs here are a few KB, below the pipe buffer).
+    code, peak_mb, _ = run.wait()
     seconds = time.perf_counter() - t0
-    out, err = proc.stdout.read().decode(), proc.stderr.read().decode()  # type: ignore[union-attr]
-    code = os.waitstatus_to_exitcode(status)
+    out, err = run.proc.stdout.read().decode(), run.proc.stderr.read().decode()  # type: ignore[union-attr]
     if code != 0:
         raise SystemExit(f"bench: {' '.join(cmd)} failed ({code}):\n{out[-2000:]}{err[-2000:]}")
-    return {"seconds": seconds, "peak_mb": usage.ru_maxrss / 1024, "stdout": out}
+    return {"seconds": seconds, "peak_mb": peak_mb, "stdout": out}
 
 
 def tree_digest(folder: Path) -> str:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -20,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .builds import Built
+from .launch import Measured
 from .progress import say
 from .snapshot import subprocess_env
 
@@ -59,15 +59,14 @@ def serve_rebuild(built: Built, args: argparse.Namespace) -> dict[str, Any]:
     paper = papers[len(papers) // 2]
     site = Path(tempfile.mkdtemp(prefix="survey-bench-serve-", dir=args.workdir))
     t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-c", SCRIPT, str(built.full), str(site), str(paper)],
-                            cwd=built.full, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                            env=subprocess_env())
-    _, status, usage = os.wait4(proc.pid, 0)
-    out = proc.stdout.read().decode() if proc.stdout else ""
-    if os.waitstatus_to_exitcode(status) != 0 or not out.strip():
+    run = Measured([sys.executable, "-c", SCRIPT, str(built.full), str(site), str(paper)],
+                   cwd=built.full, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=subprocess_env())
+    code, peak_mb, _ = run.wait()
+    out = run.proc.stdout.read().decode() if run.proc.stdout else ""
+    if code != 0 or not out.strip():
         raise SystemExit(f"bench: the serve rebuild of {built.full} failed:\n{out[-2000:]}")
     result: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
-    result["serve_peak_mb"] = usage.ru_maxrss / 1024
+    result["serve_peak_mb"] = peak_mb
     say(f"[{built.papers}] serve --dirty: one paper edited, rebuilt in {result['serve_rebuild_s']:.2f} s "
         f"({result['serve_pages_written']} pages written; first build {result['first_s']:.1f} s, "
         f"{time.perf_counter() - t0:.0f} s in all)")
