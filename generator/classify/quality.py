@@ -169,6 +169,7 @@ class Report:
     flagged: int = 0  # papers with an uncertain topic
     wrong: int = 0  # papers whose suggested topics differ from the labels
     wrong_flagged: int = 0
+    errors: list[tuple[Doc, list[str]]] = field(default_factory=list)  # paper, suggested topics
 
     @property
     def micro(self) -> Counts:
@@ -178,12 +179,15 @@ class Report:
         return total
 
 
-def _score(report: Report, gold: tuple[str, ...], got: list[str], uncertain: bool) -> None:
+def _score(report: Report, doc: Doc, got: list[str], uncertain: bool) -> None:
+    gold = doc.gold
     for t, c in report.per_topic.items():
         c.tp += t in got and t in gold
         c.fp += t in got and t not in gold
         c.fn += t not in got and t in gold
     wrong = sorted(got) != sorted(gold)
+    if wrong:
+        report.errors.append((doc, got))
     report.papers += 1
     report.flagged += uncertain
     report.wrong += wrong
@@ -206,18 +210,18 @@ def cross_validate(taxonomy: Taxonomy, docs: list[Doc], folds: int = 5) -> Repor
             if fold_of[d.key] == k:
                 verdicts = predict(taxonomy, weights, features(taxonomy, d.title, d.abstract))
                 chosen = [v.id for v in verdicts if v.chosen]
-                _score(report, d.gold, chosen, any(v.uncertain for v in verdicts))
+                _score(report, d, chosen, any(v.uncertain for v in verdicts))
     return report
 
 
 def evaluate_docs(taxonomy: Taxonomy, docs: list[Doc], name: str) -> Report:
     """The shipped model (or the rules, with no model) on docs."""
-    from .suggest import suggest
+    from .suggest import suggest_all
 
     report = Report(name, 0, {t: Counts() for t in taxonomy.topic_ids})
-    for d in docs:
-        s = suggest(taxonomy, d.title, d.abstract)
-        _score(report, d.gold, s.topic_ids, bool(s.uncertain))
+    briefs = suggest_all(taxonomy, [(d.title, d.abstract) for d in docs])
+    for d, b in zip(docs, briefs, strict=True):
+        _score(report, d, list(b.topic_ids), bool(b.uncertain))
     return report
 
 

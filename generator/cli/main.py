@@ -154,18 +154,17 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def _review(corpus) -> None:  # type: ignore[no-untyped-def]
     from ..classify.model import REVIEW_HIGH, REVIEW_LOW
-    from ..classify.suggest import suggest
+    from ..classify.suggest import suggest_all
 
     flagged = 0
-    for paper in corpus.sorted_papers():
-        if "topics" in paper.curated:
-            continue
-        unsure = suggest(corpus.taxonomy, paper.title, paper.abstract).uncertain
-        if unsure:
+    papers = [p for p in corpus.sorted_papers() if "topics" not in p.curated]
+    briefs = suggest_all(corpus.taxonomy, [(p.title, p.abstract) for p in papers])
+    for paper, brief in zip(papers, briefs, strict=True):
+        if brief.uncertain:
             flagged += 1
             said = ", ".join(
-                f"{v.id} {v.confidence:.2f} ({'has it' if v.id in paper.topics else 'not given'})"
-                for v in unsure)
+                f"{topic} {confidence:.2f} ({'has it' if topic in paper.topics else 'not given'})"
+                for topic, confidence in brief.uncertain)
             print(f"review: {paper.file}: {said}")
     print(f"survey check --review: {flagged} paper(s) with a topic of confidence between "
           f"{REVIEW_LOW} and {REVIEW_HIGH} to read; curated topics are not listed")
@@ -247,12 +246,8 @@ def cmd_quality(args: argparse.Namespace) -> int:
     cv.name = f"{args.folds}-fold cross-validation on the {len(pool)} papers trained on"
     print(format_reports([model, rules, cv]))
     if args.errors:
-        from ..classify.suggest import suggest
-
-        for d in heldout:
-            got = suggest(corpus.taxonomy, d.title, d.abstract).topic_ids
-            if sorted(got) != sorted(d.gold):
-                print(f"    {d.key}: labelled {list(d.gold) or '[]'}, model says {got or '[]'}: {d.title}")
+        for d, got in model.errors:
+            print(f"    {d.key}: labelled {list(d.gold) or '[]'}, model says {got or '[]'}: {d.title}")
     if args.min_f1 is not None:
         low = [f"{r.name}: {r.micro.f1:.3f}" for r in (model, cv) if r.micro.f1 < args.min_f1]
         if low:
