@@ -73,8 +73,9 @@ def make_projects(work: Path, corpus_dir: Path, floor_too: bool = True) -> tuple
 
 # The floor's search index: the plugin's own indexing step (generator.site.search.build_index,
 # Pagefind and the sorting of its filters) run on the floor's site once MkDocs has written it.
-_INDEX = ("import sys; from pathlib import Path; from generator.site.search import build_index; "
-          "print('search index written to pagefind/ ' + build_index(Path(sys.argv[1])))")
+_INDEX = ("import sys; from pathlib import Path; from generator.site import search; "
+          "print('search index written to pagefind/ ' + search.build_index(Path(sys.argv[1]), "
+          "getattr(search, 'LIST_FOLDERS', ())))")
 
 
 def index_site(site: Path, log: Path) -> dict[str, Any]:

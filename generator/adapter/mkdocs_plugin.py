@@ -26,7 +26,7 @@ from ..corpus.store import CorpusCache
 from ..corpus.taxonomy import Taxonomy
 from ..site.markup import compact_html, dedent_html, number_lists
 from ..site.render import NavItem, Site, template_error
-from ..site.search import build_index
+from ..site.search import LIST_FOLDERS, build_index
 from .incremental import QUIET_DIRTY, GeneratedFile, Incremental, digest, tree_digest
 
 log = logging.getLogger("mkdocs.plugins.survey")
@@ -49,7 +49,7 @@ _CACHES: dict[str, CorpusCache] = {}
 
 class SurveyPlugin(BasePlugin[SurveyConfig]):
     def __init__(self) -> None:
-        self.site: Site | None = None
+        self.command = ""
         self.progress = Progress("")
         self.pages_total = self.pages_done = 0
         self.incremental: Incremental | None = None
@@ -58,6 +58,7 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
 
     # With on_startup, MkDocs keeps this plugin across the rebuilds of one `mkdocs serve`.
     def on_startup(self, *, command: str, dirty: bool) -> None:
+        self.command = command
         self.incremental = Incremental() if command == "serve" and dirty else None
         if self.incremental:
             logging.getLogger("mkdocs.commands.build").addFilter(QUIET_DIRTY)
@@ -77,7 +78,8 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
         for name, path in (("corpus", self.corpus_dir), ("templates", self.templates_dir)):
             if not os.path.isdir(path):
                 raise PluginError(f"survey: the {name} folder {path!r} does not exist")
-        self.cache = _CACHES.setdefault(self.corpus_dir, CorpusCache())
+        # Only `mkdocs serve` builds again; a build keeps no parsed file past on_files.
+        self.cache = _CACHES.setdefault(self.corpus_dir, CorpusCache()) if self.command == "serve" else None
         try:
             taxonomy = Taxonomy.load(Path(self.corpus_dir) / "taxonomy.yaml",
                                      os.path.relpath(Path(self.corpus_dir) / "taxonomy.yaml"))
@@ -110,11 +112,12 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
             if isinstance(exc, jinja2.TemplateError):
                 raise PluginError(f"survey: {template_error(exc)}") from None
             raise
-        self.site = site
         edit = site.edit_targets(pages)
         in_nav = site.nav_paths() if self.config.nav else set()
+        # What each page's HTML is made of, hashed: only `serve --dirty` compares them.
+        keyed = self.incremental is not None
         # A tag listing shows the title of every page with its tag.
-        tagged = digest(*(f"{p.slug}\t{p.title}\t{p.tags}" for p in site.papers))
+        tagged = digest(*(f"{p.slug}\t{p.title}\t{p.tags}" for p in site.papers)) if keyed else ""
         for path in sorted(pages):
             if files.get_file_from_path(path) is not None:
                 raise PluginError(f"survey: docs/{path} would hide the generated page {path}; "
@@ -124,13 +127,13 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
             inclusion = InclusionLevel.UNDEFINED if path in in_nav else InclusionLevel.NOT_IN_NAV
             target = edit.get(path)
             key = digest(pages[path], target or "", inclusion.name,
-                         tagged if _TAG_LISTING in pages[path] else "")
+                         tagged if _TAG_LISTING in pages[path] else "") if keyed else ""
             file = GeneratedFile.of(config, path, pages[path], key, inclusion)
             # edit_uri points into docs/; the page's source lives beside docs/ in the repository.
             file.edit_uri = f"../{target}" if target else None
             files.append(file)
         for path in sorted(others):
-            files.append(GeneratedFile.of(config, path, others[path], digest(others[path])))
+            files.append(GeneratedFile.of(config, path, others[path], digest(others[path]) if keyed else ""))
         if self.config.nav:
             config.nav = _nav(site.nav(), config.nav)
         if self.incremental:
@@ -181,8 +184,11 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
             self.incremental.finish(self.files, config.site_dir)
         if not self.config.search_index:
             return
+        # Pagefind need not read the generated lists, unless a hand-written page lives beside.
+        own = {f.src_uri.split("/")[0] for f in self.files or () if f.is_documentation_page()
+               and "/" in f.src_uri and not isinstance(f, GeneratedFile)}
         try:
-            summary = build_index(Path(config.site_dir))
+            summary = build_index(Path(config.site_dir), skip=set(LIST_FOLDERS) - own)
         except SurveyError as exc:
             raise PluginError(f"survey: {exc}") from None
         log.info(f"survey: search index written to pagefind/ {summary}")

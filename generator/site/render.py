@@ -123,6 +123,9 @@ class Site:
             papers.sort(key=title_order)
         self.related = self._related_papers()
         self.bib_keys = bibtex_keys(self.papers)
+        self._items: dict[tuple[str, str | None], str] = {}
+        self._bibtex: dict[str, str] = {}  # each citable paper's entry, made once
+        self._parts: Any = None  # _parts.md.j2, for its item macro
 
     def _related_papers(self) -> dict[str, list[str]]:
         cache = self.cache
@@ -172,7 +175,7 @@ class Site:
                     out[f"papers/{paper.slug}.md"] = hit[1]
                     continue
             text = paper_template.render(
-                self._context(), paper=paper, related=related, bibtex=bibtex(paper, bib_key),
+                self._context(), paper=paper, related=related, bibtex=self.bibtex(paper),
                 listed=[(li, pos, self.entry_link(f"papers/{paper.slug}.md", li, pos)) for li, pos in listed])
             if cache is not None:
                 cache[paper.slug] = (key, text)
@@ -201,6 +204,32 @@ class Site:
 
         return (facts(paper), tuple((li.slug, li.name, len(li.entries), pos) for li, pos in listed),
                 tuple(facts(p) for p in related))
+
+    def bibtex(self, paper: Paper) -> str | None:
+        """The paper's BibTeX entry with its key in this site, or None when it cannot be cited."""
+        key = self.bib_keys.get(paper.slug)
+        if key is None:
+            return bibtex(paper, None)
+        entry = self._bibtex.get(paper.slug)
+        if entry is None:
+            entry = self._bibtex[paper.slug] = bibtex(paper, key) or ""
+        return entry
+
+    def item(self, paper: Paper, current_topic: str | None, prefix: str) -> Markup:
+        """One paper's entry in a topic or tag list: `_parts.md.j2`'s `item` macro.
+
+        A paper is listed some eight times (each topic and tag, in two orders, on parts at
+        different depths), always the same but for the links' prefix: the macro is rendered
+        once per paper and topic, with a placeholder where the prefix goes.
+        """
+        key = (paper.slug, current_topic)
+        text = self._items.get(key)
+        if text is None:
+            if self._parts is None:
+                self._parts = self.env.get_template("_parts.md.j2").make_module(self._context())
+            macro = self._parts.item
+            text = self._items[key] = str(macro(paper, current_topic, _PREFIX))
+        return Markup(text.replace(_PREFIX, prefix))
 
     def _paper_list(self, template: str, base: str, papers: list[Paper], **context: Any) -> dict[str, str]:
         """A list of papers in parts of 100, once per order the reader can choose."""
@@ -237,7 +266,7 @@ class Site:
             out[f"feed-{tag.id}.xml"] = feed(
                 title=f"{self.name}: tag {tag.name}", feed_path=f"feed-{tag.id}.xml",
                 page_path=f"tags/{tag.id}/", papers=self.by_tag[tag.id])
-        bib = partial(bib_file, keys=self.bib_keys)
+        bib = partial(bib_file, keys=self.bib_keys, known=self._bibtex)
         out["exports/survey.bib"] = bib(self.papers, title=self.name)
         for topic in self.topics:
             out[f"exports/topics/{topic.id}.bib"] = bib(self.by_topic[topic.id],
@@ -363,6 +392,11 @@ class Site:
                          if not (li.slug == listing.slug and pos == position)]
             rows.append({"position": position, "entry": entry, "paper": paper, "elsewhere": elsewhere})
         return rows
+
+
+# Stands for the links' prefix in a cached list item. Corpus text never holds it raw: md_text
+# writes every control character as a reference.
+_PREFIX = "\x00"
 
 
 def _search_url(title: str) -> Markup:

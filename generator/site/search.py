@@ -14,12 +14,15 @@ import json
 import shutil
 import subprocess
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from ..core.errors import SurveyError
 
 OUTPUT = "pagefind"
+# The folders of the generated lists (topics, tags, listings), none of which is indexed.
+LIST_FOLDERS = ("listings", "tags", "topics")
 # Permalink signs and the edit button are not words of a page.
 EXCLUDE = (".headerlink", ".md-content__button")
 
@@ -33,13 +36,23 @@ def pagefind_executable() -> Path:
     return Path(get_executable())
 
 
-def build_index(site_dir: Path) -> str:
-    """Index the built site in place (`site_dir/pagefind/`); returns what it did and how long."""
+def build_index(site_dir: Path, skip: Iterable[str] = ()) -> str:
+    """Index the built site in place (`site_dir/pagefind/`); returns what it did and how long.
+
+    `skip` names top-level folders whose pages have nothing to index (the generated lists):
+    Pagefind then does not read them, which saves it a tenth of its time and memory at
+    10,000 papers. Pages without `data-pagefind-body` are not indexed anyway, so the index
+    is the same.
+    """
     started = time.perf_counter()
     # Files are named by their content: an index left from an earlier build would stay beside.
     shutil.rmtree(site_dir / OUTPUT, ignore_errors=True)
     command = [str(pagefind_executable()), "--site", str(site_dir), "--output-subdir", OUTPUT,
                "--force-language", "en"]
+    skipped = set(skip) | {OUTPUT}
+    if set(skip):
+        kept = sorted(d.name for d in site_dir.iterdir() if d.is_dir() and d.name not in skipped)
+        command += ["--glob", "{" + ",".join(["*.html", *(f"{_glob_text(d)}/**/*.html" for d in kept)]) + "}"]
     for selector in EXCLUDE:
         command += ["--exclude-selectors", selector]
     result = subprocess.run(command, capture_output=True, text=True, check=False)
@@ -50,6 +63,11 @@ def build_index(site_dir: Path) -> str:
     canonical_filters(site_dir / OUTPUT)
     lines = [line.strip() for line in result.stdout.splitlines() if line.strip().startswith("Indexed")]
     return f"in {time.perf_counter() - started:.2f} s: " + "; ".join(lines)
+
+
+def _glob_text(name: str) -> str:
+    """A folder name as a literal in Pagefind's glob."""
+    return "".join(f"[{c}]" if c in "*?[]{},!\\" else c for c in name)
 
 
 _SIGNATURE = b"pagefind_dcd"
