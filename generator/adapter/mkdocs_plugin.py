@@ -54,6 +54,7 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
         self.pages_total = self.pages_done = 0
         self.incremental: Incremental | None = None
         self.files: Files | None = None
+        self.unindexed: list[str] = []  # site folders Pagefind need not read
         self._indexed = 0
 
     # With on_startup, MkDocs keeps this plugin across the rebuilds of one `mkdocs serve`.
@@ -139,6 +140,10 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
         if self.incremental:
             self.incremental.start(files, config, self._site_digest(config))
         self.files = files
+        # Pagefind need not read the generated lists, unless a hand-written page lives beside.
+        own = {f.src_uri.split("/")[0] for f in files if f.is_documentation_page()
+               and "/" in f.src_uri and not isinstance(f, GeneratedFile)}
+        self.unindexed = sorted(set(LIST_FOLDERS) - own)
         self.progress = Progress("mkdocs: pages rendered")
         self.pages_total = sum(1 for f in files if f.is_documentation_page() and f.is_modified())
         self.pages_done = 0
@@ -155,6 +160,8 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
     def on_page_markdown(self, markdown: str, *, page: Any, config: MkDocsConfig, files: Files) -> str:
         if self.incremental:
             self.incremental.page_read(page)
+        elif isinstance(page.file, GeneratedFile):
+            page.file.release()  # MkDocs has the page's Markdown now
         return markdown
 
     @event_priority(101)  # Before the tags plugin populates its listings (at 100).
@@ -166,6 +173,12 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
 
     @event_priority(-100)  # After the search plugin has indexed the page.
     def on_page_context(self, context: Any, *, page: Any, config: MkDocsConfig, nav: Any) -> Any:
+        if not self.incremental and self.files is not None:
+            # MkDocs has written the feeds and exports before the first page: drop their text.
+            for file in self.files:
+                if isinstance(file, GeneratedFile) and not file.is_documentation_page():
+                    file.release()
+            self.files = None
         search = _plugin(config, "search")
         if self.incremental and search is not None:
             entries = search.search_index.entries
@@ -184,11 +197,8 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
             self.incremental.finish(self.files, config.site_dir)
         if not self.config.search_index:
             return
-        # Pagefind need not read the generated lists, unless a hand-written page lives beside.
-        own = {f.src_uri.split("/")[0] for f in self.files or () if f.is_documentation_page()
-               and "/" in f.src_uri and not isinstance(f, GeneratedFile)}
         try:
-            summary = build_index(Path(config.site_dir), skip=set(LIST_FOLDERS) - own)
+            summary = build_index(Path(config.site_dir), skip=self.unindexed)
         except SurveyError as exc:
             raise PluginError(f"survey: {exc}") from None
         log.info(f"survey: search index written to pagefind/ {summary}")
