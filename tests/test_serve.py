@@ -15,7 +15,7 @@ from mkdocs.config import load_config
 
 
 @pytest.fixture
-def dirty_rebuild(tmp_path: Path) -> Iterator[tuple[Path, Path, Callable[[], set[str]]]]:
+def dirty_rebuild(tmp_path: Path) -> Iterator[tuple[Path, Path, Callable[..., set[str]]]]:
     """A project, its served site, and a rebuild as `mkdocs serve --dirty` does it (one process,
     the plugins kept); the rebuild returns the pages it rendered."""
     project = make_project(tmp_path)
@@ -27,10 +27,13 @@ def dirty_rebuild(tmp_path: Path) -> Iterator[tuple[Path, Path, Callable[[], set
     first = config()
     first.plugins.on_startup(command="serve", dirty=True)  # type: ignore[attr-defined]
 
-    def rebuild() -> set[str]:
+    def rebuild(wait: bool = True) -> set[str]:
         cfg = config()
         before = {p: p.stat().st_mtime_ns for p in served.rglob("*.html")}
         build(cfg, dirty=True)  # type: ignore[arg-type]
+        # The search index follows in the background: wait for it, as a reader's next search does.
+        if wait:
+            assert cfg.plugins["survey"].wait_for_search_index(timeout=300)  # type: ignore[attr-defined]
         return {str(p.relative_to(served)) for p in served.rglob("*.html")
                 if before.get(p) != p.stat().st_mtime_ns}
 
@@ -54,7 +57,7 @@ def _differences(clean: Path, served: Path) -> list[str]:
 
 @pytest.mark.slow
 def test_incremental_rebuilds_equal_a_clean_build(
-    dirty_rebuild: tuple[Path, Path, Callable[[], set[str]]], tmp_path: Path
+    dirty_rebuild: tuple[Path, Path, Callable[..., set[str]]], tmp_path: Path
 ) -> None:
     project, served, rebuild = dirty_rebuild
     papers = project / "corpus" / "papers"
@@ -90,3 +93,52 @@ def test_incremental_rebuilds_equal_a_clean_build(
     rebuild()
     assert not (served / "papers" / "a-new-paper").exists()
     assert _differences(mkdocs_build(project, tmp_path / "clean4"), served) == []
+
+    # Two edits in quick succession: the second build starts while the first one's index is
+    # being written; the newer request wins, and the index in place is the second build's.
+    text = path.read_text()
+    path.write_text(text.replace("Newer studies", "Later studies", 1))
+    rebuild(wait=False)
+    path.write_text(text.replace("Newer studies", "Latest studies", 1))
+    rebuild()
+    assert _differences(mkdocs_build(project, tmp_path / "clean5"), served) == []
+
+
+def _tiny_site(site: Path, words: str) -> None:
+    for name in ("a", "b"):
+        (site / name).mkdir(parents=True, exist_ok=True)
+        (site / name / "index.html").write_text(
+            f"<html lang='en'><body><main data-pagefind-body><h1>{name}</h1><p>{words} {name}</p>"
+            "</main></body></html>", encoding="utf-8")
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def test_background_index_newest_request_wins(tmp_path: Path) -> None:
+    """Serve's search index: written beside the site and swapped in; a newer request cancels
+    an older one, and what is left is exactly what a synchronous index of the site writes."""
+    from generator.site.search import BackgroundIndex, build_index
+
+    site, reference = tmp_path / "site", tmp_path / "reference"
+    reports: list[str] = []
+    failures: list[str] = []
+    index = BackgroundIndex(report=reports.append, fail=failures.append)
+    _tiny_site(site, "first words")
+    index.start(site)
+    assert index.wait(timeout=120)
+    assert failures == [] and len(reports) == 1
+    _tiny_site(site, "second words")
+    index.start(site)
+    _tiny_site(site, "third words")
+    index.start(site)  # the second run is cancelled, or its index replaced: never mixed
+    assert index.wait(timeout=120)
+    assert failures == []
+    assert sorted(p.name for p in site.iterdir()) == ["a", "b", "pagefind"]
+
+    _tiny_site(reference, "third words")
+    build_index(reference)
+    assert _tree(site / "pagefind") == _tree(reference / "pagefind")
+    index.cancel()
+    assert index.wait(timeout=1)

@@ -49,6 +49,7 @@ COLUMNS = (
     ("peak MB floor", "floor_peak_mb", "{:.0f}"),
     ("peak MB floor Pagefind", "floor_index_peak_mb", "{:.0f}"),
     ("serve edit s", "serve_rebuild_s", "{:.2f}"),
+    ("serve index s", "serve_index_s", "{:.1f}"),
     ("KB/paper", "kb_per_paper", "{:.1f}"),
     ("search KB/paper", "search_kb_per_paper", "{:.2f}"),
     ("index s", "search_index_s", "{:.1f}"),

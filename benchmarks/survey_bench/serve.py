@@ -2,8 +2,10 @@
 
 A fresh process does what `mkdocs serve --dirty` does between two reloads of the browser: loads
 the configuration (the plugins kept), builds the site once, then, after one paper's abstract
-changes, builds it again. The second build is timed. The watcher's own delay (MkDocs's
-livereload notices a change within about half a second) is not included.
+changes, builds it again. The second build is timed: until its pages are written
+(`serve_rebuild_s`), and until the search index, which serve writes in the background after
+the pages, is in place too (`serve_index_s`). The watcher's own delay (MkDocs's livereload
+notices a change within about half a second) is not included.
 """
 
 from __future__ import annotations
@@ -37,20 +39,24 @@ def config():
 
 def rebuild():
     before = {p: p.stat().st_mtime_ns for p in site.rglob("*.html")}
+    cfg = config()
     t0 = time.perf_counter()
-    build(config(), dirty=True)
+    build(cfg, dirty=True)
     seconds = time.perf_counter() - t0
     written = sum(1 for p in site.rglob("*.html") if before.get(p) != p.stat().st_mtime_ns)
-    return seconds, written
+    plugin = cfg.plugins["survey"]
+    plugin.wait_for_search_index()  # the search index follows the pages in the background
+    return seconds, written, time.perf_counter() - t0
 
 config().plugins.on_startup(command="serve", dirty=True)
-first, _ = rebuild()
+first, _, _ = rebuild()
 text = paper.read_text(encoding="utf-8")
 paper.write_text(text.replace("abstract: ", "abstract: Edited. ", 1) if "abstract: >-" not in text
                  else text.replace("abstract: >-\n  ", "abstract: >-\n  Edited. ", 1), encoding="utf-8")
-seconds, written = rebuild()
+seconds, written, indexed = rebuild()
 paper.write_text(text, encoding="utf-8")
-print(json.dumps({"first_s": first, "serve_rebuild_s": seconds, "serve_pages_written": written}))
+print(json.dumps({"first_s": first, "serve_rebuild_s": seconds, "serve_pages_written": written,
+                  "serve_index_s": indexed}))
 """
 
 
@@ -68,6 +74,7 @@ def serve_rebuild(built: Built, args: argparse.Namespace) -> dict[str, Any]:
     result: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
     result["serve_peak_mb"] = peak_mb
     say(f"[{built.papers}] serve --dirty: one paper edited, rebuilt in {result['serve_rebuild_s']:.2f} s "
+        f"(search index {result['serve_index_s']:.1f} s) "
         f"({result['serve_pages_written']} pages written; first build {result['first_s']:.1f} s, "
         f"{time.perf_counter() - t0:.0f} s in all)")
     shutil.rmtree(site, ignore_errors=True)

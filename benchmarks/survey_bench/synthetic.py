@@ -191,7 +191,14 @@ class Synth:
         papers: list[Paper] = []
         taken_slugs: set[str] = set()
         taken_titles: set[str] = set()
-        arxiv_numbers = r.sample(range(10000, 99999), self.n)
+        # Five-digit arXiv numbers, distinct while there are enough of them (up to 89,999
+        # papers: the same draws as always); beyond that drawn freely, and an id already
+        # taken moves to the next free number.
+        if self.n <= 99999 - 10000:
+            arxiv_numbers = r.sample(range(10000, 99999), self.n)
+        else:
+            arxiv_numbers = [r.randrange(10000, 99999) for _ in range(self.n)]
+        taken_arxiv: set[str] = set()
         tag_weights = [1.0 / (1 + i % 12) for i in range(len(self.tag_ids))]  # some tags common
         for i in range(self.n):
             k = r.choices((0, 1, 2), weights=(10, 75, 15))[0]
@@ -217,14 +224,22 @@ class Synth:
                 links["code"] = f"https://github.com/{r.choice(LAST_NAMES).lower()}-lab/{slug[:30]}"
             if r.random() < 0.05:
                 links["project"] = f"https://{slug[:20]}.github.io/"
+            abstract = self.abstract(phrases)
+            arxiv = None
+            if r.random() < 0.85:
+                number = arxiv_numbers[i]
+                arxiv = f"{year % 100:02d}{month:02d}.{number:05d}"
+                while arxiv in taken_arxiv:
+                    number = 10000 + (number - 10000 + 1) % 89999
+                    arxiv = f"{year % 100:02d}{month:02d}.{number:05d}"
+                taken_arxiv.add(arxiv)
             papers.append(Paper(
                 slug=slug,
                 title=title,
-                abstract=self.abstract(phrases),
+                abstract=abstract,
                 topics=topics,
                 tags=tags,
-                arxiv=(f"{year % 100:02d}{month:02d}.{arxiv_numbers[i]:05d}"
-                       if r.random() < 0.85 else None),
+                arxiv=arxiv,
                 authors=list(dict.fromkeys(f"{r.choice(FIRST_NAMES)} {r.choice(LAST_NAMES)}"
                                            for _ in range(r.randint(2, 8)))) if r.random() < 0.9 else [],
                 date=f"{year}-{month:02d}" if r.random() < 0.9 else None,

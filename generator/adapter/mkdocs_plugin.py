@@ -26,7 +26,7 @@ from ..corpus.store import CorpusCache
 from ..corpus.taxonomy import Taxonomy
 from ..site.markup import compact_html, dedent_html, number_lists
 from ..site.render import NavItem, Site, template_error
-from ..site.search import LIST_FOLDERS, build_index
+from ..site.search import LIST_FOLDERS, BackgroundIndex, build_index
 from .incremental import QUIET_DIRTY, GeneratedFile, Incremental, digest, tree_digest
 
 log = logging.getLogger("mkdocs.plugins.survey")
@@ -56,6 +56,7 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
         self.files: Files | None = None
         self.unindexed: list[str] = []  # site folders Pagefind need not read
         self._indexed = 0
+        self.background: BackgroundIndex | None = None
 
     # With on_startup, MkDocs keeps this plugin across the rebuilds of one `mkdocs serve`.
     def on_startup(self, *, command: str, dirty: bool) -> None:
@@ -63,8 +64,16 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
         self.incremental = Incremental() if command == "serve" and dirty else None
         if self.incremental:
             logging.getLogger("mkdocs.commands.build").addFilter(QUIET_DIRTY)
+        # Under serve the search index is written after the pages, in the background.
+        self.background = BackgroundIndex(
+            report=lambda summary: log.info(f"survey: search index written to pagefind/ {summary}"),
+            fail=lambda problem: log.error(f"survey: {problem}"),
+        ) if command == "serve" else None
 
     def on_shutdown(self) -> None:
+        if self.background is not None:
+            self.background.cancel()
+            self.background = None
         self.incremental = None
         logging.getLogger("mkdocs.commands.build").removeFilter(QUIET_DIRTY)
 
@@ -197,6 +206,9 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
             self.incremental.finish(self.files, config.site_dir)
         if not self.config.search_index:
             return
+        if self.background is not None:
+            self.background.start(Path(config.site_dir), skip=self.unindexed)
+            return
         try:
             summary = build_index(Path(config.site_dir), skip=self.unindexed)
         except SurveyError as exc:
@@ -205,6 +217,12 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
 
     def on_pre_build(self, *, config: MkDocsConfig) -> None:
         self._indexed = 0
+        if self.background is not None:
+            self.background.cancel()  # a newer build: the index of the last one is out of date
+
+    def wait_for_search_index(self, timeout: float | None = None) -> bool:
+        """Under serve: block until the search index of the last build is in place."""
+        return self.background is None or self.background.wait(timeout)
 
     def on_page_content(self, html: str, *, page: Any, config: MkDocsConfig, files: Files) -> str:
         return number_lists(compact_html(html))

@@ -8,13 +8,16 @@ and the hand-written pages (templates/theme/main.html), never the generated list
 
 from __future__ import annotations
 
+import ctypes
 import gzip
 import hashlib
 import json
+import os
 import shutil
 import subprocess
+import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -36,38 +39,161 @@ def pagefind_executable() -> Path:
     return Path(get_executable())
 
 
-def build_index(site_dir: Path, skip: Iterable[str] = ()) -> str:
-    """Index the built site in place (`site_dir/pagefind/`); returns what it did and how long.
-
-    `skip` names top-level folders whose pages have nothing to index (the generated lists):
-    Pagefind then does not read them, which saves it a tenth of its time and memory at
-    10,000 papers. Pages without `data-pagefind-body` are not indexed anyway, so the index
-    is the same.
-    """
-    started = time.perf_counter()
-    # Files are named by their content: an index left from an earlier build would stay beside.
-    shutil.rmtree(site_dir / OUTPUT, ignore_errors=True)
-    command = [str(pagefind_executable()), "--site", str(site_dir), "--output-subdir", OUTPUT,
+def _command(site_dir: Path, output: Path, skip: Iterable[str] = ()) -> list[str]:
+    """Pagefind's command line. `skip` names top-level folders whose pages have nothing to
+    index (the generated lists): Pagefind then does not read them, which saves it a tenth of
+    its time and memory at 10,000 papers. Pages without `data-pagefind-body` are not indexed
+    anyway, so the index is the same."""
+    command = [str(pagefind_executable()), "--site", str(site_dir), "--output-path", str(output),
                "--force-language", "en"]
-    skipped = set(skip) | {OUTPUT}
-    if set(skip):
-        kept = sorted(d.name for d in site_dir.iterdir() if d.is_dir() and d.name not in skipped)
+    skip = set(skip)
+    if skip:
+        kept = sorted(d.name for d in site_dir.iterdir() if d.is_dir() and d.name not in skip
+                      and d.name != OUTPUT and not d.name.startswith("."))
         command += ["--glob", "{" + ",".join(["*.html", *(f"{_glob_text(d)}/**/*.html" for d in kept)]) + "}"]
     for selector in EXCLUDE:
         command += ["--exclude-selectors", selector]
-    result = subprocess.run(command, capture_output=True, text=True, check=False)
+    return command
+
+
+def _finish(result: subprocess.CompletedProcess[str], site_dir: Path, output: Path) -> list[str]:
+    """Check Pagefind's exit and make its bundle canonical; returns its "Indexed" lines."""
     if result.returncode != 0:
         detail = (result.stderr or result.stdout).strip().splitlines()
         last = detail[-1] if detail else f"exit status {result.returncode}"
         raise SurveyError(f"search: pagefind failed on {site_dir}: {last}")
-    canonical_filters(site_dir / OUTPUT)
-    lines = [line.strip() for line in result.stdout.splitlines() if line.strip().startswith("Indexed")]
-    return f"in {time.perf_counter() - started:.2f} s: " + "; ".join(lines)
+    canonical_filters(output)
+    return [line.strip() for line in result.stdout.splitlines() if line.strip().startswith("Indexed")]
 
 
 def _glob_text(name: str) -> str:
     """A folder name as a literal in Pagefind's glob."""
     return "".join(f"[{c}]" if c in "*?[]{},!\\" else c for c in name)
+
+
+def build_index(site_dir: Path, skip: Iterable[str] = ()) -> str:
+    """Index the built site in place (`site_dir/pagefind/`); returns what it did and how long."""
+    started = time.perf_counter()
+    # Files are named by their content: an index left from an earlier build would stay beside.
+    shutil.rmtree(site_dir / OUTPUT, ignore_errors=True)
+    result = subprocess.run(_command(site_dir, site_dir / OUTPUT, skip), capture_output=True, text=True,
+                            check=False)
+    lines = _finish(result, site_dir, site_dir / OUTPUT)
+    return f"in {time.perf_counter() - started:.2f} s: " + "; ".join(lines)
+
+
+# Unfinished bundles of the background index, inside the site folder so that the swap is a
+# rename on one file system; none is left once an index is in place.
+_NEXT = f".{OUTPUT}-next-"
+
+
+class BackgroundIndex:
+    """Pagefind over a built site in a background thread, for `mkdocs serve`: the pages are
+    shown as soon as they are written, and the search index follows.
+
+    Pagefind (1.x) has no incremental mode: each run indexes the whole site, into a fresh
+    folder that then replaces `site_dir/pagefind/` in one rename. The newest request wins:
+    `start` and `cancel` stop a run still going (its process is killed and its folder removed),
+    so an index never mixes two builds' pages. `wait` is the state a caller can wait for.
+    """
+
+    def __init__(self, report: Callable[[str], None], fail: Callable[[str], None]) -> None:
+        self.report, self.fail = report, fail
+        self._lock = threading.Lock()
+        self._generation = 0
+        self._proc: subprocess.Popen[str] | None = None
+        self._thread: threading.Thread | None = None
+        self._done = threading.Event()
+        self._done.set()
+
+    def start(self, site_dir: Path, skip: Iterable[str] = ()) -> None:
+        self.cancel()
+        with self._lock:
+            self._generation += 1
+            generation = self._generation
+            self._done.clear()
+        for stale in site_dir.glob(f"{_NEXT}*"):
+            shutil.rmtree(stale, ignore_errors=True)
+        thread = threading.Thread(target=self._run, args=(generation, site_dir, tuple(skip)),
+                                  name="survey-pagefind", daemon=True)
+        self._thread = thread
+        thread.start()
+
+    def cancel(self) -> None:
+        """Stop the run in progress, if any: its index is discarded."""
+        with self._lock:
+            self._generation += 1
+            proc = self._proc
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+        self._done.set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until no index is being written (the last one is in place, or was cancelled)."""
+        return self._done.wait(timeout)
+
+    def _current(self, generation: int) -> bool:
+        return generation == self._generation
+
+    def _run(self, generation: int, site_dir: Path, skip: tuple[str, ...]) -> None:
+        started = time.perf_counter()
+        output = site_dir / f"{_NEXT}{generation}"
+        try:
+            with self._lock:
+                if not self._current(generation):
+                    return
+                proc = subprocess.Popen(_command(site_dir, output, skip), stdout=subprocess.PIPE,
+                                        stderr=subprocess.PIPE, text=True)
+                self._proc = proc
+            stdout, stderr = proc.communicate()
+            result = subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr)
+            with self._lock:
+                if not self._current(generation):
+                    return
+            lines = _finish(result, site_dir, output)
+            with self._lock:
+                if not self._current(generation):
+                    return
+                _swap(output, site_dir / OUTPUT)
+            self.report(f"in {time.perf_counter() - started:.2f} s, in the background: "
+                        + "; ".join(lines))
+        except (SurveyError, OSError) as exc:
+            if self._current(generation):
+                self.fail(str(exc))
+        finally:
+            shutil.rmtree(output, ignore_errors=True)
+            with self._lock:
+                self._proc = None
+                if self._current(generation):
+                    self._done.set()
+
+
+_RENAME_EXCHANGE = 2
+
+
+def _swap(new: Path, target: Path) -> None:
+    """Put the folder `new` in place of `target` (which may not exist) without a moment when
+    `target` is missing where Linux allows it (renameat2's RENAME_EXCHANGE); the old folder is
+    then removed."""
+    if target.exists():
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            exchanged = libc.renameat2(-100, os.fsencode(new), -100, os.fsencode(target),
+                                       _RENAME_EXCHANGE) == 0  # -100: AT_FDCWD
+        except (AttributeError, OSError):
+            exchanged = False
+        if exchanged:
+            shutil.rmtree(new, ignore_errors=True)  # the old index, now at new's name
+            return
+        old = new.with_name(new.name + "-old")
+        os.rename(target, old)
+        os.rename(new, target)
+        shutil.rmtree(old, ignore_errors=True)
+        return
+    os.rename(new, target)
 
 
 _SIGNATURE = b"pagefind_dcd"
