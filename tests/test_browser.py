@@ -13,6 +13,7 @@ that is a failure.
 from __future__ import annotations
 
 import functools
+import json
 import os
 import re
 import shutil
@@ -30,6 +31,7 @@ import yaml
 from conftest import ROOT, mkdocs_build
 
 from generator.corpus.store import load_corpus
+from generator.site.search import _read as read_pagefind
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, BrowserContext, Locator, Page
@@ -398,7 +400,9 @@ def test_home_topic_paper_listing_tag_and_back(site_base: str, desktop: Tab) -> 
     landed(tab, site_base, tag_path, f"Tag: {tag_name}")
     assert page.locator(f"article a[href$='papers/{ZERO}/']").count() >= 1
 
-    # tag -> tag index
+    # tag -> tag index: a paper and a later part load as pages of their own (sitemap.xml lists
+    # the pages readers move between, not every paper), the tag pages by instant navigation
+    mark_document(page)
     page.get_by_role("link", name="All tags", exact=True).click()
     landed(tab, site_base, "tags/", "Tags")
     assert still_same_document(page), "instant navigation fell back to full page loads"
@@ -442,7 +446,6 @@ def test_no_request_goes_to_another_host(site_base: str, desktop: Tab) -> None:
 def test_search_finds_a_paper_by_a_word_of_its_abstract(site_base: str, desktop: Tab) -> None:
     tab, page = desktop, desktop.page
     goto(tab, site_base)
-    mark_document(page)
     page.keyboard.press("/")  # focuses the header's box from anywhere
     box = page.locator("[data-survey-search] input[name=q]")
     page.wait_for_function("document.activeElement && document.activeElement.name === 'q'")
@@ -453,7 +456,7 @@ def test_search_finds_a_paper_by_a_word_of_its_abstract(site_base: str, desktop:
     item = result.locator("xpath=ancestor::li[1]")
     assert ZERO_TITLE in item.inner_text() and "Parallelism" in item.inner_text()
     assert item.locator("mark", has_text=re.compile("^NVMe$", re.I)).count() >= 1
-    # arrows then Enter open the chosen result, by instant navigation
+    # arrows then Enter open the chosen result (a paper: a page load of its own)
     links = page.locator("#survey-quick-results a")
     hrefs = [links.nth(i).get_attribute("href") or "" for i in range(links.count())]
     position = next(i for i, href in enumerate(hrefs) if f"papers/{ZERO}/" in href)
@@ -461,9 +464,102 @@ def test_search_finds_a_paper_by_a_word_of_its_abstract(site_base: str, desktop:
         page.keyboard.press("ArrowDown")
     page.keyboard.press("Enter")
     landed(tab, site_base, f"papers/{ZERO}/", ZERO_TITLE)
-    assert still_same_document(page)
     assert not page.evaluate("document.getElementById('__search').checked")
     assert not [u for u in tab.external if "search_index" in u]
+    tab.assert_clean()
+
+
+def test_instant_navigation_takes_the_pages_of_the_small_sitemap_and_loads_a_paper(
+        site_base: str, desktop: Tab) -> None:
+    """Every page view fetches sitemap.xml (Material's instant navigation): it lists the hubs
+    only. A link to one of them is taken by instant navigation; a paper's link, not listed,
+    loads the paper as a page of its own; and from there the hubs are instant again."""
+    tab, page = desktop, desktop.page
+    sitemaps: list[tuple[str, bytes]] = []
+    page.on("response", lambda r: sitemaps.append((r.url, r.body())) if "/sitemap" in r.url else None)
+    goto(tab, site_base)
+    mark_document(page)
+    page.locator("article table a", has_text=re.compile(r"^Parallelism$")).click()
+    landed(tab, site_base, "topics/parallelism/", "Parallelism")
+    assert still_same_document(page)
+    paper = page.locator("article li > a[href*='/papers/']").first
+    path, _ = target(site_base, paper)
+    paper.click()
+    page.wait_for_url(site_base + path)
+    page.locator("article h2#abstract").wait_for()
+    assert not still_same_document(page), "a paper is not in sitemap.xml: it loads as a page"
+    mark_document(page)
+    page.locator("article .md-tags a.md-tag").first.click()
+    page.wait_for_url(re.compile(re.escape(site_base) + r"tags/[^/]+/$"))
+    page.locator("article h1", has_text="Tag:").wait_for()
+    assert still_same_document(page), "a tag page is in sitemap.xml: instant navigation takes it"
+    assert sitemaps and {url for url, _ in sitemaps} == {site_base + "sitemap.xml"}
+    assert all(b"/papers/" not in body for _, body in sitemaps)
+    tab.assert_clean()
+
+
+def test_a_query_typed_before_pagefind_is_ready_is_not_dropped(site_base: str, desktop: Tab) -> None:
+    """Pagefind's script is held back while the reader types: the words are searched once it
+    arrives."""
+    tab, page = desktop, desktop.page
+    held: list[Any] = []
+    page.route("**/pagefind/pagefind.js", lambda route: held.append(route))
+    goto(tab, site_base)
+    page.keyboard.press("/")
+    page.wait_for_function("document.activeElement && document.activeElement.name === 'q'")
+    page.keyboard.type("NVMe", delay=20)
+    meta = page.locator("[data-survey-search] .md-search-result__meta")
+    page.wait_for_function("() => document.querySelector('[data-survey-search] input').value === 'NVMe'")
+    assert meta.inner_text() == "Searching…"
+    assert held, "the home page asks for Pagefind before the first query"
+    assert page.locator("#survey-quick-results a").count() == 0
+    for route in held:
+        route.continue_()
+    page.locator(f"#survey-quick-results a[href*='papers/{ZERO}/']").wait_for(state="visible")
+    tab.assert_clean()
+
+
+def test_words_typed_before_the_search_script_ran_are_searched(site_base: str, desktop: Tab) -> None:
+    """On a slow connection the header's box is there before assets/search.js: what the reader
+    typed into it is searched when the script arrives."""
+    tab, page = desktop, desktop.page
+    held: list[Any] = []
+    page.route("**/assets/search.js", lambda route: held.append(route))
+    with page.expect_request("**/assets/search.js"):
+        page.goto(site_base, wait_until="commit")
+    box = page.locator("[data-survey-search] input[name=q]")
+    box.click()
+    box.press_sequentially("NVMe", delay=20)
+    assert page.locator("#survey-quick-results a").count() == 0
+    assert held and not page.evaluate("document.readyState === 'complete'")
+    for route in held:
+        route.continue_()
+    page.locator(f"#survey-quick-results a[href*='papers/{ZERO}/']").wait_for(state="visible")
+    tab.assert_clean()
+
+
+def test_the_search_page_shows_results_before_the_counts(
+        site_base: str, real_site: Path, desktop: Tab) -> None:
+    """The facets' counts need every filter chunk of the index; the results only the words' and
+    the topics' (papers only): with the other filter chunks held back, the results show, and the
+    counts come when the chunks arrive."""
+    tab, page = desktop, desktop.page
+    bundle = real_site / "pagefind"
+    entry = json.loads((bundle / "pagefind-entry.json").read_text())
+    meta = read_pagefind(bundle / f"pagefind.{entry['languages']['en']['hash']}.pf_meta")
+    others = {f"/pagefind/filter/{chunk}.pf_filter" for name, chunk in meta[3] if name != "topic"}
+    assert len(others) == 3  # tag, year, listing
+    held: list[Any] = []
+    page.route(lambda url: urlsplit(url).path.endswith(tuple(others)), lambda route: held.append(route))
+    goto(tab, site_base + "search/?q=pipeline")
+    page.locator(".survey-result__link").first.wait_for()
+    assert result_count(page) > 1
+    assert held, "the counts ask for the filter chunks"
+    assert page.locator(".survey-facet__count").count() == 0
+    for route in held:
+        route.continue_()
+    page.locator(".survey-facet__count").first.wait_for()
+    assert page.locator(".survey-facet input[name=topic]").count() > 1
     tab.assert_clean()
 
 
@@ -513,10 +609,8 @@ def test_a_filter_narrows_the_results_and_its_url_reloads_the_view(site_base: st
 def test_a_topic_in_parts_links_them_and_old_entry_links_land(site_base: str, desktop: Tab) -> None:
     tab, page = desktop, desktop.page
     goto(tab, site_base + "topics/other/")
-    mark_document(page)
     page.locator(".survey-pager a", has_text="Next").first.click()
     on_part(tab, site_base, "topics/other/2/", "Other", 2)
-    assert still_same_document(page)
     first_here = page.locator("article li > a[href*='/papers/']").first.get_attribute("href")
     page.locator(".survey-pager a", has_text=re.compile(r"^1$")).first.click()
     on_part(tab, site_base, "topics/other/", "Other", 1)

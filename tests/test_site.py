@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import filecmp
+import gzip
 import json
 import re
 import shutil
@@ -248,6 +249,35 @@ def test_search_index_covers_every_paper_with_its_facets(real_site: Path) -> Non
         assert {("listing", li.name) for li, _ in CORPUS.listings_of().get(paper.slug, [])} <= facets
     for generated in ("topics/other/index.html", "listings/index.html", "tags/cuda/index.html", "index.html"):
         assert not soup(real_site / generated).select("[data-pagefind-body]"), generated
+
+
+def sitemap_locs(path: Path) -> list[str]:
+    return re.findall(r"<loc>([^<]*)</loc>", path.read_text(encoding="utf-8"))
+
+
+def test_sitemap_every_page_view_fetches_stays_small_and_the_index_lists_every_page(real_site: Path) -> None:
+    """Material's instant navigation fetches sitemap.xml on every page load: it lists the pages
+    readers move between, a number set by the taxonomy; search engines get every page from
+    sitemap-index.xml."""
+    site_url = yaml.safe_load((ROOT / "mkdocs.yml").read_text())["site_url"]
+    pages = sorted(site_url + str(p.parent.relative_to(real_site)) + "/"
+                   for p in real_site.rglob("index.html")
+                   if p.parent.relative_to(real_site).parts[:1] not in (("assets",), ("pagefind",)))
+    pages = [p.replace(site_url + "./", site_url) for p in pages]
+    index = sitemap_locs(real_site / "sitemap-index.xml")
+    assert index[0] == site_url + "sitemap.xml"
+    names = [u.rsplit("/", 1)[1] for u in index[1:]]
+    assert names == [f"sitemap-pages-{i}.xml" for i in range(1, len(index))]
+    listed = [loc for url in index for loc in sitemap_locs(real_site / url.rsplit("/", 1)[1])]
+    assert sorted(listed) == pages  # every page once
+    small = sitemap_locs(real_site / "sitemap.xml")
+    assert not [u for u in small if "/papers/" in u or re.search(r"/\d+/$", u)]
+    assert {site_url, site_url + "search/", site_url + "topics/", site_url + "topics/other/"} <= set(small)
+    assert all(site_url + f"papers/{slug}/" in listed for slug in CORPUS.papers)
+    lists = len(CORPUS.taxonomy.topic_ids) + len(CORPUS.taxonomy.tags) + len(CORPUS.listings)
+    assert len(small) < 2 * lists + 30  # each list's first part in both orders, and the rest
+    unpacked = gzip.decompress((real_site / "sitemap.xml.gz").read_bytes())
+    assert unpacked == (real_site / "sitemap.xml").read_bytes()
 
 
 def test_old_addresses_still_resolve_and_indexes_exist(real_site: Path) -> None:

@@ -1,6 +1,10 @@
 // Search with Pagefind (https://pagefind.app): the header's box answers as you type, the search
 // page (search/) adds filters by topic, tag, year and listing, kept in its URL. The index lives in
 // pagefind/ at the site root and is fetched in small pieces, only those a query needs.
+// Pagefind's script, its WebAssembly and the index's meta file load before the first query: at
+// once on the pages a reader comes to search from (the theme marks them with a modulepreload of
+// pagefind.js: the home page and the search page), elsewhere as soon as the reader reaches for
+// the search box (pointer, touch, focus, or the / and s keys). A query never waits for more.
 // Corpus text is shown with textContent; only Pagefind's <mark> survives from an excerpt.
 (function () {
   "use strict";
@@ -20,6 +24,11 @@
       });
     }
     return loading;
+  }
+
+  // On the pages marked for it, start now: the first query then finds Pagefind ready.
+  function warmIfMarked() {
+    if (document.querySelector("link[rel=modulepreload][href$='pagefind/pagefind.js']")) pagefind();
   }
 
   function el(tag, className, text) {
@@ -132,7 +141,15 @@
   function links() { return Array.prototype.slice.call(list.querySelectorAll("a")); }
 
   if (box) {
+    warmIfMarked();
     input.addEventListener("focus", function () { open(true); pagefind(); });
+    // A reader reaching for the search box: load Pagefind while the pointer travels.
+    var reach = document.querySelectorAll("label[for=__search], [data-survey-search] .md-search__form");
+    Array.prototype.forEach.call(reach, function (node) {
+      ["pointerenter", "touchstart"].forEach(function (kind) {
+        node.addEventListener(kind, function () { pagefind(); }, { passive: true, once: true });
+      });
+    });
     input.addEventListener("input", quickSearch);
     toggle.addEventListener("change", function () {
       if (toggle.checked && document.activeElement !== input) input.focus();
@@ -167,6 +184,11 @@
         input.focus();  // typing goes back to the box
       }
     });
+    // Words typed into the box before this script ran (a slow connection) are searched now.
+    if (input.value.trim()) {
+      if (document.activeElement === input) open(true);
+      quickSearch();
+    }
     document.addEventListener("keydown", function (event) {
       if (event.metaKey || event.ctrlKey || event.altKey || toggle.checked) return;
       var target = event.target;
@@ -271,22 +293,39 @@
         });
     }
 
+    // Papers only: every paper has a topic ("Other" when it has none), a hand-written page none.
+    var topics = JSON.parse(app.getAttribute("data-topics") || "[]");
+    var facetValues = null;  // every facet's values, once Pagefind has loaded all the filter chunks
+
+    function searchOptions(words) {
+      var options = { filters: {} };
+      Object.keys(state.filters).forEach(function (k) { options.filters[k] = { any: state.filters[k] }; });
+      if (!options.filters.topic && topics.length) options.filters.topic = { any: topics };
+      if (state.sort === "newest" || !words) options.sort = { date: "desc" };
+      return options;
+    }
+
+    // The results first: they need only the chunks of the words and of the chosen filters. Every
+    // facet's counts come after, once Pagefind has loaded all the filter chunks (filters()), by
+    // a second search; from then on one search gives both.
     function run(push) {
       var mine = ++ticket;
       var words = state.q.trim();
+      var options = searchOptions(words);
       if (push) history.replaceState(history.state, "", stateUrl(state));
       pagefind().then(function (pf) {
-        return pf.filters().then(function (all) {
-          var options = { filters: {} };
-          Object.keys(state.filters).forEach(function (k) { options.filters[k] = { any: state.filters[k] }; });
-          // Pagefind counts the values of each facet only when some filter is set: with none
-          // chosen, ask for papers of any topic (every paper has one), which is all of them.
-          if (!Object.keys(options.filters).length) options.filters.topic = { any: Object.keys(all.topic || {}) };
-          if (state.sort === "newest" || !words) options.sort = { date: "desc" };
-          return pf.search(words || null, options).then(function (search) {
-            if (mine !== ticket) return;
-            renderFacets(search.filters, all);
-            return renderResults(search, words);
+        return pf.search(words || null, options).then(function (search) {
+          if (mine !== ticket) return null;
+          var all = facetValues;
+          if (all) renderFacets(search.filters, all);
+          return renderResults(search, words).then(function () {
+            if (all || mine !== ticket) return null;
+            return pf.filters().then(function (every) {
+              facetValues = every;
+              return mine === ticket ? pf.search(words || null, options) : null;
+            }).then(function (counted) {
+              if (counted && mine === ticket) renderFacets(counted.filters, facetValues);
+            });
           });
         });
       }).catch(function (error) {
@@ -328,6 +367,7 @@
 
   function onPage() {
     followEntry();
+    if (box) warmIfMarked();
     var app = document.getElementById("survey-search");
     if (app && !app.hasAttribute("data-mounted")) {
       app.setAttribute("data-mounted", "");

@@ -28,6 +28,7 @@ from ..corpus.taxonomy import Taxonomy
 from ..site.markup import compact_html, dedent_html, number_lists
 from ..site.render import NavItem, Site, template_error
 from ..site.search import LIST_FOLDERS, BackgroundIndex, build_index
+from ..site.sitemaps import split_sitemap
 from .incremental import QUIET_DIRTY, GeneratedFile, Incremental, digest, tree_digest
 
 log = logging.getLogger("mkdocs.plugins.survey")
@@ -211,6 +212,7 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
                 search.search_index.entries = self.incremental.search_in_order(self.files)
                 search.search_index_prev = None
             self.incremental.finish(self.files, config.site_dir)
+        split_sitemap(Path(config.site_dir), config.site_url or "")
         if not self.config.search_index:
             return
         if self.background is not None:
