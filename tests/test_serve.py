@@ -142,3 +142,23 @@ def test_background_index_newest_request_wins(tmp_path: Path) -> None:
     assert _tree(site / "pagefind") == _tree(reference / "pagefind")
     index.cancel()
     assert index.wait(timeout=1)
+
+
+def test_json_export_with_a_memo_is_the_same_text() -> None:
+    """Serve reuses each paper's JSON while its record is the same; the file is unchanged."""
+    import dataclasses
+
+    from conftest import ROOT
+
+    from generator.corpus.export import to_json
+    from generator.corpus.store import load_corpus
+
+    corpus = load_corpus(ROOT / "corpus")
+    memo: dict = {}
+    assert to_json(corpus, memo) == to_json(corpus)
+    slug = sorted(corpus.papers)[5]
+    corpus.papers[slug] = dataclasses.replace(corpus.papers[slug], title="Edited \"title\"\n",
+                                              abstract="Ünïcode and\nbreaks")
+    assert to_json(corpus, memo) == to_json(corpus)
+    del corpus.papers[slug]
+    assert to_json(corpus, memo) == to_json(corpus)

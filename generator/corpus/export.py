@@ -50,8 +50,27 @@ def records(corpus: Corpus) -> list[dict[str, Any]]:
     return out
 
 
-def to_json(corpus: Corpus) -> str:
-    return json.dumps(records(corpus), ensure_ascii=False, indent=2) + "\n"
+def to_json(corpus: Corpus, memo: dict[str, tuple[dict[str, Any], str]] | None = None) -> str:
+    """The records as one JSON array. With a `memo` (kept between the builds of `mkdocs serve`),
+    a record equal to the one it holds is not written again: the same text, faster."""
+    recs = records(corpus)
+    if memo is None:
+        return json.dumps(recs, ensure_ascii=False, indent=2) + "\n"
+    fresh = {}
+    for rec in recs:
+        hit = memo.get(rec["slug"])
+        fresh[rec["slug"]] = hit if hit is not None and hit[0] == rec else (rec, _json_item(rec))
+    memo.clear()
+    memo.update(fresh)
+    if not recs:
+        return "[]\n"
+    return "[\n" + ",\n".join(memo[rec["slug"]][1] for rec in recs) + "\n]\n"
+
+
+def _json_item(rec: dict[str, Any]) -> str:
+    """One record as json.dumps(..., indent=2) writes it inside the array (no string holds a
+    raw line break: JSON escapes them)."""
+    return "  " + json.dumps(rec, ensure_ascii=False, indent=2).replace("\n", "\n  ")
 
 
 def to_csv(corpus: Corpus) -> str:
@@ -151,10 +170,13 @@ def bibtex(paper: Paper, key: str | None = None) -> str | None:
     return f"@misc{{{key or _base_key(paper)},\n{body}\n}}"
 
 
-def bib_file(papers: Iterable[Paper], keys: dict[str, str], title: str) -> str:
-    """One .bib file: a comment naming what it holds, then the entries of the citable papers."""
+def bib_file(papers: Iterable[Paper], keys: dict[str, str], title: str,
+             entries_of: dict[str, str] | None = None) -> str:
+    """One .bib file: a comment naming what it holds, then the entries of the citable papers
+    (from `entries_of`, slug -> entry, when the caller has them already)."""
     papers = list(papers)
-    entries = [bibtex(p, keys[p.slug]) for p in papers if p.slug in keys]
+    entries = [entries_of[p.slug] if entries_of is not None else bibtex(p, keys[p.slug])
+               for p in papers if p.slug in keys]
     title = title.replace("@", " at ")  # an @ outside an entry would start one
     head = f"% {title}: {len(entries)} of {len(papers)} papers have enough metadata to cite.\n"
     return head + "".join(f"\n{entry}\n" for entry in entries)
