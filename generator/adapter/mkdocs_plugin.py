@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -88,8 +89,8 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
                 raise PluginError(f"survey: the {name} folder {path!r} does not exist")
         self.cache = _CACHES.setdefault(self.corpus_dir, CorpusCache())
         try:
-            taxonomy = Taxonomy.load(Path(self.corpus_dir) / "taxonomy.yaml",
-                                     os.path.relpath(Path(self.corpus_dir) / "taxonomy.yaml"))
+            tax_path = Path(self.corpus_dir) / "taxonomy.yaml"
+            taxonomy = self.cache.get(tax_path, partial(Taxonomy.load, tax_path, os.path.relpath(tax_path)))
         except SurveyError as exc:
             raise PluginError(f"survey: {exc}") from None
         self._allow_tags(config, [t.name for t in taxonomy.tags])
@@ -132,8 +133,9 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
             # grow with the corpus on every page.
             inclusion = InclusionLevel.UNDEFINED if path in in_nav else InclusionLevel.NOT_IN_NAV
             target = edit.get(path)
-            key = digest(pages[path], target or "", inclusion.name,
-                         tagged if _TAG_LISTING in pages[path] else "")
+            parts = (target or "", inclusion.name, tagged if _TAG_LISTING in pages[path] else "")
+            key = (self.incremental.page_key(path, pages[path], parts) if self.incremental
+                   else digest(pages[path], *parts))
             file = GeneratedFile.of(config, path, pages[path], key, inclusion)
             # edit_uri points into docs/; the page's source lives beside docs/ in the repository.
             file.edit_uri = f"../{target}" if target else None

@@ -21,11 +21,11 @@ from markupsafe import Markup
 
 from ..core.settings import DEFAULT_NAME
 from ..core.text import first_sentence
-from ..corpus.export import bib_file, bibtex, bibtex_keys, to_csv, to_json
+from ..corpus.export import Memo, bib_file, bibtex, bibtex_keys, exports, to_csv, to_json
 from ..corpus.model import Listing, Paper
 from ..corpus.store import Corpus
 from ..corpus.taxonomy import OTHER, Tag, Topic
-from .feeds import atom_feed
+from .feeds import atom_feed, recent
 from .markup import external_url, finalize, html_attr, trusted
 from .parts import Part, entry_part, orders_for, part_path, relative, sort_papers, split, title_order
 from .related import RelatedIndex, related_papers
@@ -87,8 +87,10 @@ class RenderCache:
         self.related = RelatedIndex()
         self.paper_pages: dict[str, tuple[Any, str]] = {}
         self.list_pages: dict[str, tuple[Any, str]] = {}  # path -> (what it shows, Markdown)
+        self.envs: dict[str, jinja2.Environment] = {}  # templates folder -> its environment
+        self.feeds: dict[str, tuple[Any, str]] = {}  # feed path -> (what it shows, Atom)
         self.bibtex: dict[str, tuple[Any, str | None]] = {}  # slug -> (paper and key, entry)
-        self.json: dict[str, tuple[dict[str, Any], str]] = {}  # slug -> (record, its JSON)
+        self.exports: Memo = {}  # slug -> (record, its JSON, its CSV line)
 
 
 class Site:
@@ -99,15 +101,22 @@ class Site:
         self.templates = templates
         self.name = site_name
         self.site_url = site_url if not site_url or site_url.endswith("/") else site_url + "/"
-        self.env = jinja2.Environment(
-            loader=jinja2.FileSystemLoader(str(templates)),
-            finalize=finalize,
-            autoescape=False,
-            undefined=jinja2.StrictUndefined,
-            trim_blocks=True,
-            lstrip_blocks=True,
-            keep_trailing_newline=True,
-        )
+        # Under serve the environment is kept, with the templates it compiled (Jinja compiles a
+        # template again when its file changes).
+        env = cache.envs.get(str(templates)) if cache is not None else None
+        if env is None:
+            env = jinja2.Environment(
+                loader=jinja2.FileSystemLoader(str(templates)),
+                finalize=finalize,
+                autoescape=False,
+                undefined=jinja2.StrictUndefined,
+                trim_blocks=True,
+                lstrip_blocks=True,
+                keep_trailing_newline=True,
+            )
+            if cache is not None:
+                cache.envs[str(templates)] = env
+        self.env = env
         self.env.filters.update(first_sentence=first_sentence, url=external_url, trusted=trusted)
         self.env.globals.update(front_matter=self._front_matter, search_url=_search_url)
         tax = corpus.taxonomy
@@ -128,6 +137,9 @@ class Site:
         self.related = self._related_papers()
         self.bib_keys = bibtex_keys(self.papers)
         self._bibtex: dict[str, str] | None = None
+        if cache is not None:  # what the pages kept under serve are compared by
+            self._stamp = self._paper_page_stamp()
+            self._facts = {p.slug: _facts(p) for p in self.papers}
 
     def _related_papers(self) -> dict[str, list[str]]:
         cache = self.cache
@@ -146,8 +158,6 @@ class Site:
         render = self._render
         cache = self.cache
         if cache is not None:
-            self._stamp = self._paper_page_stamp()
-            self._facts = {p.slug: _facts(p) for p in self.papers}
             self._lists_before, cache.list_pages = cache.list_pages, {}
         out["index.md"] = render("home.md.j2", home=True)
         out["topics/index.md"] = render("topics.md.j2")
@@ -257,7 +267,7 @@ class Site:
     def files(self) -> dict[str, str]:
         """The other generated files: Atom feeds and the corpus exports."""
         names = {t.id: t.name for t in self.topics}
-        feed = partial(atom_feed, site_url=self.site_url, topic_names=names, author=self.name)
+        feed = partial(self._feed, site_url=self.site_url, topic_names=names, author=self.name)
         # Feeds sit at the site root: Material fetches a sitemap.xml beside every
         # <link rel="alternate">, and the root is where MkDocs writes it. Topic and tag ids
         # share one namespace, so feed-ID.xml names one feed.
@@ -281,9 +291,23 @@ class Site:
         for listing in self.listings:
             papers = [self.corpus.papers[s] for s in dict.fromkeys(e.paper for e in listing.entries)]
             out[f"exports/listings/{listing.slug}.bib"] = bib(papers, title=f"{self.name}: {listing.name}")
-        out["exports/papers.json"] = to_json(self.corpus, memo=self.cache.json if self.cache else None)
-        out["exports/papers.csv"] = to_csv(self.corpus)
+        if self.cache is not None:
+            out["exports/papers.json"], out["exports/papers.csv"] = exports(self.corpus, self.cache.exports)
+        else:
+            out["exports/papers.json"], out["exports/papers.csv"] = to_json(self.corpus), to_csv(self.corpus)
         return out
+
+    def _feed(self, **values: Any) -> str:
+        """atom_feed(**values); under serve, kept while its newest papers and names are the same."""
+        if self.cache is None:
+            return atom_feed(**values)
+        papers = values.pop("papers")
+        entries = recent(papers)
+        shown = (self._stamp, tuple(sorted(values.items())), tuple(self._facts[p.slug] for p in entries))
+        hit = self.cache.feeds.get(values["feed_path"])
+        if hit is None or hit[0] != shown:
+            hit = self.cache.feeds[values["feed_path"]] = (shown, atom_feed(papers=entries, **values))
+        return hit[1]
 
     def bibtex_entries(self) -> dict[str, str]:
         """Each citable paper's BibTeX entry, written once a build (under serve, once an edit)."""
@@ -294,7 +318,7 @@ class Site:
                 key = self.bib_keys.get(paper.slug)
                 if key is None:
                     continue
-                shown = (_facts(paper), key)
+                shown = (self._facts[paper.slug], key) if self.cache is not None else None
                 hit = memo.get(paper.slug)
                 if hit is None or hit[0] != shown:
                     hit = memo[paper.slug] = (shown, bibtex(paper, key))
