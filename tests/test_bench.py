@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import sys
+from pathlib import Path
 
+import pytest
 from conftest import ROOT, snapshot
 
 from generator.corpus.check import check_corpus
@@ -56,3 +59,28 @@ def test_a_measured_command_reports_its_own_peak_memory():
     _, _, usage = os.wait4(proc.pid, 0)
     assert usage.ru_maxrss / 1024 > 400  # what the benchmark measured before: this test's own peak
     del ballast
+
+
+@pytest.mark.slow
+def test_the_floor_has_the_same_search_index_step(tmp_path):
+    """The floor is MkDocs without the plugin, then the plugin's own Pagefind run on its site:
+    both sites have a search index, and the floor's time and memory count it."""
+    from survey_bench.builds import floor_build, make_projects, mkdocs_build
+
+    synthesise(tmp_path / "corpus", 30, seed=3, listings=2)
+    full, floor = make_projects(tmp_path, tmp_path / "corpus")
+    b = floor_build(floor, tmp_path / "site-floor", tmp_path / "floor.log")
+    assert (tmp_path / "site-floor" / "pagefind" / "pagefind-entry.json").is_file()
+    assert b["search_index_s"] is not None and b["search_index_s"] > 0
+    assert b["seconds"] > b["mkdocs_s"] > 0 and b["cpu_s"] > b["mkdocs_cpu_s"]
+    assert b["peak_mb"] == max(b["mkdocs_peak_mb"], b["index_peak_mb"])
+    f = mkdocs_build(full, tmp_path / "site-full", tmp_path / "full.log")
+    assert f["search_index_s"] is not None
+    def pages(site: str) -> set[Path]:
+        return {p.relative_to(tmp_path / site) for p in (tmp_path / site).rglob("*.html")}
+
+    assert pages("site-full") == pages("site-floor")
+    indexed = [json.loads(p.read_text())["languages"]["en"]["page_count"]
+               for p in (tmp_path / "site-full" / "pagefind" / "pagefind-entry.json",
+                         tmp_path / "site-floor" / "pagefind" / "pagefind-entry.json")]
+    assert indexed[0] == indexed[1] > 30

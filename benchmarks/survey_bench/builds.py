@@ -71,6 +71,47 @@ def make_projects(work: Path, corpus_dir: Path, floor_too: bool = True) -> tuple
     return full, floor
 
 
+# The floor's search index: the plugin's own indexing step (generator.site.search.build_index,
+# Pagefind and the sorting of its filters) run on the floor's site once MkDocs has written it.
+_INDEX = ("import sys; from pathlib import Path; from generator.site import search; "
+          "print('search index written to pagefind/ ' + search.build_index(Path(sys.argv[1]), "
+          "getattr(search, 'LIST_FOLDERS', ())))")
+
+
+def index_site(site: Path, log: Path) -> dict[str, Any]:
+    """Pagefind over a built site, as the plugin runs it, in a fresh subprocess."""
+    with open(log, "a", encoding="utf-8") as fh:
+        t0 = time.perf_counter()
+        code, peak_mb, cpu_s = Measured([sys.executable, "-c", _INDEX, str(site)], stdout=fh,
+                                        stderr=subprocess.STDOUT, env=subprocess_env()).wait()
+        seconds = time.perf_counter() - t0
+    text = log.read_text(encoding="utf-8", errors="replace")
+    if code != 0:
+        raise SystemExit(f"bench: indexing {site} failed:\n{text[-4000:]}")
+    return {"seconds": seconds, "cpu_s": cpu_s, "peak_mb": peak_mb, "search_index_s": _index_s(text)}
+
+
+def _index_s(log_text: str) -> float | None:
+    indexed = re.search(r"search index written to pagefind/ in ([\d.]+) s", log_text)
+    return float(indexed.group(1)) if indexed else None
+
+
+def floor_build(project: Path, site: Path, log: Path) -> dict[str, Any]:
+    """The floor: `mkdocs build` without the plugin, then the same Pagefind run on its site.
+
+    MkDocs and Material alone would give a site with a search index (Material's search
+    plugin); this one gets the index the full site has, so full / floor charges the plugin
+    with its own work only. Time and CPU time are the two steps' sum, the peak memory their
+    larger one (as for the full build, whose Pagefind runs as a child of MkDocs).
+    """
+    built = mkdocs_build(project, site, log)
+    index = index_site(site, log)
+    return {**built, "seconds": built["seconds"] + index["seconds"],
+            "cpu_s": built["cpu_s"] + index["cpu_s"], "peak_mb": max(built["peak_mb"], index["peak_mb"]),
+            "mkdocs_s": built["seconds"], "mkdocs_cpu_s": built["cpu_s"], "mkdocs_peak_mb": built["peak_mb"],
+            "index_peak_mb": index["peak_mb"], "search_index_s": index["search_index_s"]}
+
+
 def mkdocs_build(project: Path, site: Path, log: Path) -> dict[str, Any]:
     """One `mkdocs build` in a fresh subprocess: wall time, its own peak RSS, warnings."""
     if site.exists():
@@ -86,9 +127,8 @@ def mkdocs_build(project: Path, site: Path, log: Path) -> dict[str, Any]:
     if code != 0:
         raise SystemExit(f"bench: mkdocs build failed in {project}:\n{text[-4000:]}")
     warnings = [line for line in text.splitlines() if line.startswith("WARNING")]
-    indexed = re.search(r"search index written to pagefind/ in ([\d.]+) s", text)
     return {"seconds": seconds, "cpu_s": cpu_s, "peak_mb": peak_mb, "load_before": load_before,
-            "warnings": warnings, "search_index_s": float(indexed.group(1)) if indexed else None}
+            "warnings": warnings, "search_index_s": _index_s(text)}
 
 
 @dataclass(frozen=True)
@@ -111,7 +151,8 @@ def full_and_floor(work: Path, n: int, runs: int, floor_too: bool = True) -> tup
     builds: dict[str, list[dict[str, Any]]] = {"full": [], "floor": []}
     for i in range(runs):
         for kind, project in (("full", full), ("floor", floor))[:2 if floor_too else 1]:
-            b = mkdocs_build(project, work / f"site-{kind}", work / f"{kind}-{i}.log")
+            build = mkdocs_build if kind == "full" else floor_build
+            b = build(project, work / f"site-{kind}", work / f"{kind}-{i}.log")
             builds[kind].append(b)
             say(f"[{n}] {kind} build {i + 1}/{runs}: {b['seconds']:.2f} s "
                 f"({b['cpu_s']:.2f} s CPU), "
@@ -133,6 +174,11 @@ def full_and_floor(work: Path, n: int, runs: int, floor_too: bool = True) -> tup
     floor_s = statistics.median(b["seconds"] for b in builds["floor"])
     full_cpu = statistics.median(b["cpu_s"] for b in builds["full"])
     floor_cpu = statistics.median(b["cpu_s"] for b in builds["floor"])
+    full_index = _median_of(builds["full"], "search_index_s")
+    floor_index = _median_of(builds["floor"], "search_index_s")
+    # Both ratios: with the index in both builds (the target's), and with it out of both.
+    bare = ((full_s - full_index) / (floor_s - floor_index)
+            if full_index is not None and floor_index is not None else None)
     return built, {
         "full_s": full_s,
         "floor_s": floor_s,
@@ -148,7 +194,12 @@ def full_and_floor(work: Path, n: int, runs: int, floor_too: bool = True) -> tup
         "full_peak_mb": max(b["peak_mb"] for b in builds["full"]),
         "floor_peak_mb": max(b["peak_mb"] for b in builds["floor"]),
         "build_warnings": builds["full"][-1]["warnings"],
-        "search_index_s": _median_of(builds["full"], "search_index_s"),
+        "search_index_s": full_index,
+        "floor_search_index_s": floor_index,
+        "ratio_without_index": bare,
+        "floor_mkdocs_s": statistics.median(b["mkdocs_s"] for b in builds["floor"]),
+        "floor_mkdocs_peak_mb": max(b["mkdocs_peak_mb"] for b in builds["floor"]),
+        "floor_index_peak_mb": max(b["index_peak_mb"] for b in builds["floor"]),
     }
 
 

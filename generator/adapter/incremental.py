@@ -57,6 +57,12 @@ class GeneratedFile(File):
     def is_modified(self) -> bool:
         return self.changed
 
+    def release(self) -> None:
+        """Forget the content once MkDocs has read or written it: at 10,000 papers the pages
+        and exports are some 150 MB that MkDocs would keep to the end of the build. Reading it
+        again fails loudly (File.content_string asserts a source path)."""
+        self._content = None
+
 
 def digest(*parts: str | bytes) -> str:
     h = hashlib.sha256()

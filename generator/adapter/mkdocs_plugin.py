@@ -6,6 +6,7 @@ tag pages stay out of the navigation, which would otherwise grow with every pape
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import sys
@@ -27,7 +28,7 @@ from ..corpus.store import CorpusCache
 from ..corpus.taxonomy import Taxonomy
 from ..site.markup import compact_html, dedent_html, number_lists
 from ..site.render import NavItem, Site, template_error
-from ..site.search import BackgroundIndex, build_index
+from ..site.search import LIST_FOLDERS, BackgroundIndex, build_index
 from .incremental import QUIET_DIRTY, GeneratedFile, Incremental, digest, tree_digest
 
 log = logging.getLogger("mkdocs.plugins.survey")
@@ -50,16 +51,18 @@ _CACHES: dict[str, CorpusCache] = {}
 
 class SurveyPlugin(BasePlugin[SurveyConfig]):
     def __init__(self) -> None:
-        self.site: Site | None = None
+        self.command = ""
         self.progress = Progress("")
         self.pages_total = self.pages_done = 0
         self.incremental: Incremental | None = None
         self.files: Files | None = None
+        self.unindexed: list[str] = []  # site folders Pagefind need not read
         self._indexed = 0
         self.background: BackgroundIndex | None = None
 
     # With on_startup, MkDocs keeps this plugin across the rebuilds of one `mkdocs serve`.
     def on_startup(self, *, command: str, dirty: bool) -> None:
+        self.command = command
         self.incremental = Incremental() if command == "serve" and dirty else None
         if self.incremental:
             logging.getLogger("mkdocs.commands.build").addFilter(QUIET_DIRTY)
@@ -87,10 +90,12 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
         for name, path in (("corpus", self.corpus_dir), ("templates", self.templates_dir)):
             if not os.path.isdir(path):
                 raise PluginError(f"survey: the {name} folder {path!r} does not exist")
-        self.cache = _CACHES.setdefault(self.corpus_dir, CorpusCache())
+        # Only `mkdocs serve` builds again; a build keeps no parsed file past on_files.
+        self.cache = _CACHES.setdefault(self.corpus_dir, CorpusCache()) if self.command == "serve" else None
         try:
             tax_path = Path(self.corpus_dir) / "taxonomy.yaml"
-            taxonomy = self.cache.get(tax_path, partial(Taxonomy.load, tax_path, os.path.relpath(tax_path)))
+            load = partial(Taxonomy.load, tax_path, os.path.relpath(tax_path))
+            taxonomy = self.cache.get(tax_path, load) if self.cache else load()
         except SurveyError as exc:
             raise PluginError(f"survey: {exc}") from None
         self._allow_tags(config, [t.name for t in taxonomy.tags])
@@ -120,11 +125,12 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
             if isinstance(exc, jinja2.TemplateError):
                 raise PluginError(f"survey: {template_error(exc)}") from None
             raise
-        self.site = site
         edit = site.edit_targets(pages)
         in_nav = site.nav_paths() if self.config.nav else set()
+        # What each page's HTML is made of, hashed: only `serve --dirty` compares them.
+        keyed = self.incremental is not None
         # A tag listing shows the title of every page with its tag.
-        tagged = digest(*(f"{p.slug}\t{p.title}\t{p.tags}" for p in site.papers))
+        tagged = digest(*(f"{p.slug}\t{p.title}\t{p.tags}" for p in site.papers)) if keyed else ""
         for path in sorted(pages):
             if files.get_file_from_path(path) is not None:
                 raise PluginError(f"survey: docs/{path} would hide the generated page {path}; "
@@ -134,19 +140,28 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
             inclusion = InclusionLevel.UNDEFINED if path in in_nav else InclusionLevel.NOT_IN_NAV
             target = edit.get(path)
             parts = (target or "", inclusion.name, tagged if _TAG_LISTING in pages[path] else "")
-            key = (self.incremental.page_key(path, pages[path], parts) if self.incremental
-                   else digest(pages[path], *parts))
+            key = self.incremental.page_key(path, pages[path], parts) if self.incremental else ""
             file = GeneratedFile.of(config, path, pages[path], key, inclusion)
             # edit_uri points into docs/; the page's source lives beside docs/ in the repository.
             file.edit_uri = f"../{target}" if target else None
             files.append(file)
         for path in sorted(others):
-            files.append(GeneratedFile.of(config, path, others[path], digest(others[path])))
+            files.append(GeneratedFile.of(config, path, others[path], digest(others[path]) if keyed else ""))
         if self.config.nav:
             config.nav = _nav(site.nav(), config.nav)
         if self.incremental:
             self.incremental.start(files, config, self._site_digest(config))
         self.files = files
+        if self.command == "build":
+            # The Site and the corpus are garbage now, but held in reference cycles (the
+            # template environment calls back into the Site) until Python's cyclic collector
+            # runs: free them before MkDocs fills that memory with 10,000 pages of HTML.
+            del site, corpus, pages, others, edit
+            gc.collect()
+        # Pagefind need not read the generated lists, unless a hand-written page lives beside.
+        own = {f.src_uri.split("/")[0] for f in files if f.is_documentation_page()
+               and "/" in f.src_uri and not isinstance(f, GeneratedFile)}
+        self.unindexed = sorted(set(LIST_FOLDERS) - own)
         self.progress = Progress("mkdocs: pages rendered")
         self.pages_total = sum(1 for f in files if f.is_documentation_page() and f.is_modified())
         self.pages_done = 0
@@ -163,6 +178,8 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
     def on_page_markdown(self, markdown: str, *, page: Any, config: MkDocsConfig, files: Files) -> str:
         if self.incremental:
             self.incremental.page_read(page)
+        elif isinstance(page.file, GeneratedFile):
+            page.file.release()  # MkDocs has the page's Markdown now
         return markdown
 
     @event_priority(101)  # Before the tags plugin populates its listings (at 100).
@@ -174,6 +191,12 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
 
     @event_priority(-100)  # After the search plugin has indexed the page.
     def on_page_context(self, context: Any, *, page: Any, config: MkDocsConfig, nav: Any) -> Any:
+        if not self.incremental and self.files is not None:
+            # MkDocs has written the feeds and exports before the first page: drop their text.
+            for file in self.files:
+                if isinstance(file, GeneratedFile) and not file.is_documentation_page():
+                    file.release()
+            self.files = None
         search = _plugin(config, "search")
         if self.incremental and search is not None:
             entries = search.search_index.entries
@@ -193,10 +216,10 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
         if not self.config.search_index:
             return
         if self.background is not None:
-            self.background.start(Path(config.site_dir))
+            self.background.start(Path(config.site_dir), skip=self.unindexed)
             return
         try:
-            summary = build_index(Path(config.site_dir))
+            summary = build_index(Path(config.site_dir), skip=self.unindexed)
         except SurveyError as exc:
             raise PluginError(f"survey: {exc}") from None
         log.info(f"survey: search index written to pagefind/ {summary}")

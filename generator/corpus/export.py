@@ -185,12 +185,21 @@ def bibtex(paper: Paper, key: str | None = None) -> str | None:
 
 
 def bib_file(papers: Iterable[Paper], keys: dict[str, str], title: str,
-             entries_of: dict[str, str] | None = None) -> str:
-    """One .bib file: a comment naming what it holds, then the entries of the citable papers
-    (from `entries_of`, slug -> entry, when the caller has them already)."""
+             known: dict[str, str] | None = None) -> str:
+    """One .bib file: a comment naming what it holds, then the entries of the citable papers.
+
+    `known` maps slugs to entries already made (a site writes each paper in several files)
+    and gains the ones made here.
+    """
     papers = list(papers)
-    entries = [entries_of[p.slug] if entries_of is not None else bibtex(p, keys[p.slug])
-               for p in papers if p.slug in keys]
+    known = {} if known is None else known
+    entries = []
+    for p in papers:
+        if p.slug in keys:
+            entry = known.get(p.slug)
+            if entry is None:
+                entry = known[p.slug] = bibtex(p, keys[p.slug]) or ""
+            entries.append(entry)
     title = title.replace("@", " at ")  # an @ outside an entry would start one
     head = f"% {title}: {len(entries)} of {len(papers)} papers have enough metadata to cite.\n"
     return head + "".join(f"\n{entry}\n" for entry in entries)

@@ -8,8 +8,9 @@ pager to the others, so no page grows with the corpus.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Generic, TypeVar
 
 from ..corpus.model import Paper
@@ -99,25 +100,29 @@ def split(items: Sequence[T], base: str, size: int = PART_SIZE) -> list[Part[T]]
     parts = []
     for number in range(1, total + 1):
         path = part_path(base, number)
-        link = {k: relative(path, part_path(base, k)) for k in range(1, total + 1)}
+        link = partial(_link, path, base)  # only the parts the pager shows: a list has up to 100s
         parts.append(Part(
             path=path, number=number, total=total, start=(number - 1) * size + 1,
             items=list(items[(number - 1) * size:number * size]),
             pager=_pager(number, total, link),
-            previous=link[number - 1] if number > 1 else None,
-            next=link[number + 1] if number < total else None,
+            previous=link(number - 1) if number > 1 else None,
+            next=link(number + 1) if number < total else None,
         ))
     return parts
 
 
-def _pager(current: int, total: int, link: dict[int, str]) -> list[Link]:
+def _link(path: str, base: str, number: int) -> str:
+    return relative(path, part_path(base, number))
+
+
+def _pager(current: int, total: int, link: Callable[[int], str]) -> list[Link]:
     """The first and last parts, and two either side of the current one, with gaps between."""
     shown = sorted({1, total, *range(max(1, current - 2), min(total, current + 2) + 1)})
     out: list[Link] = []
     for number in shown:
         if out and number - int(out[-1].label) > 1:
             out.append(Link("…", None))
-        out.append(Link(str(number), None if number == current else link[number]))
+        out.append(Link(str(number), None if number == current else link(number)))
     return out
 
 

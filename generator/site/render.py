@@ -89,7 +89,7 @@ class RenderCache:
         self.list_pages: dict[str, tuple[Any, str]] = {}  # path -> (what it shows, Markdown)
         self.envs: dict[str, jinja2.Environment] = {}  # templates folder -> its environment
         self.feeds: dict[str, tuple[Any, str]] = {}  # feed path -> (what it shows, Atom)
-        self.bibtex: dict[str, tuple[Any, str | None]] = {}  # slug -> (paper and key, entry)
+        self.bibtex: dict[str, tuple[Any, str]] = {}  # slug -> (paper and key, entry)
         self.exports: Memo = {}  # slug -> (record, its JSON, its CSV line)
 
 
@@ -136,10 +136,16 @@ class Site:
             papers.sort(key=title_order)
         self.related = self._related_papers()
         self.bib_keys = bibtex_keys(self.papers)
-        self._bibtex: dict[str, str] | None = None
+        self._items: dict[tuple[str, str | None], str] = {}
+        self._bibtex: dict[str, str] = {}  # each citable paper's entry, made once
+        self._parts: Any = None  # _parts.md.j2, for its item macro
         if cache is not None:  # what the pages kept under serve are compared by
             self._stamp = self._paper_page_stamp()
             self._facts = {p.slug: _facts(p) for p in self.papers}
+            for slug, key in self.bib_keys.items():  # the entries of papers that did not change
+                hit = cache.bibtex.get(slug)
+                if hit is not None and hit[0] == (self._facts[slug], key):
+                    self._bibtex[slug] = hit[1]
 
     def _related_papers(self) -> dict[str, list[str]]:
         cache = self.cache
@@ -190,7 +196,7 @@ class Site:
                     out[f"papers/{paper.slug}.md"] = hit[1]
                     continue
             text = paper_template.render(
-                self._context(), paper=paper, related=related, bibtex=self.bibtex_entries().get(paper.slug),
+                self._context(), paper=paper, related=related, bibtex=self.bibtex(paper),
                 listed=[(li, pos, self.entry_link(f"papers/{paper.slug}.md", li, pos)) for li, pos in listed])
             if paper_pages is not None:
                 paper_pages[paper.slug] = (key, text)
@@ -242,6 +248,32 @@ class Site:
                 tuple((li.slug, li.name, len(li.entries), pos) for li, pos in listed),
                 tuple(self._facts[p.slug] for p in related))
 
+    def bibtex(self, paper: Paper) -> str | None:
+        """The paper's BibTeX entry with its key in this site, or None when it cannot be cited."""
+        key = self.bib_keys.get(paper.slug)
+        if key is None:
+            return bibtex(paper, None)
+        entry = self._bibtex.get(paper.slug)
+        if entry is None:
+            entry = self._bibtex[paper.slug] = bibtex(paper, key) or ""
+        return entry
+
+    def item(self, paper: Paper, current_topic: str | None, prefix: str) -> Markup:
+        """One paper's entry in a topic or tag list: `_parts.md.j2`'s `item` macro.
+
+        A paper is listed some eight times (each topic and tag, in two orders, on parts at
+        different depths), always the same but for the links' prefix: the macro is rendered
+        once per paper and topic, with a placeholder where the prefix goes.
+        """
+        key = (paper.slug, current_topic)
+        text = self._items.get(key)
+        if text is None:
+            if self._parts is None:
+                self._parts = self.env.get_template("_parts.md.j2").make_module(self._context())
+            macro = self._parts.item
+            text = self._items[key] = str(macro(paper, current_topic, _PREFIX))
+        return Markup(text.replace(_PREFIX, prefix))
+
     def _paper_list(self, template: str, base: str, papers: list[Paper], **context: Any) -> dict[str, str]:
         """A list of papers in parts of 100, once per order the reader can choose."""
         out: dict[str, str] = {}
@@ -281,7 +313,7 @@ class Site:
             out[f"feed-{tag.id}.xml"] = feed(
                 title=f"{self.name}: tag {tag.name}", feed_path=f"feed-{tag.id}.xml",
                 page_path=f"tags/{tag.id}/", papers=self.by_tag[tag.id])
-        bib = partial(bib_file, keys=self.bib_keys, entries_of=self.bibtex_entries())
+        bib = partial(bib_file, keys=self.bib_keys, known=self._bibtex)
         out["exports/survey.bib"] = bib(self.papers, title=self.name)
         for topic in self.topics:
             out[f"exports/topics/{topic.id}.bib"] = bib(self.by_topic[topic.id],
@@ -292,6 +324,8 @@ class Site:
             papers = [self.corpus.papers[s] for s in dict.fromkeys(e.paper for e in listing.entries)]
             out[f"exports/listings/{listing.slug}.bib"] = bib(papers, title=f"{self.name}: {listing.name}")
         if self.cache is not None:
+            self.cache.bibtex = {slug: ((self._facts[slug], self.bib_keys[slug]), entry)
+                                 for slug, entry in self._bibtex.items()}
             out["exports/papers.json"], out["exports/papers.csv"] = exports(self.corpus, self.cache.exports)
         else:
             out["exports/papers.json"], out["exports/papers.csv"] = to_json(self.corpus), to_csv(self.corpus)
@@ -308,25 +342,6 @@ class Site:
         if hit is None or hit[0] != shown:
             hit = self.cache.feeds[values["feed_path"]] = (shown, atom_feed(papers=entries, **values))
         return hit[1]
-
-    def bibtex_entries(self) -> dict[str, str]:
-        """Each citable paper's BibTeX entry, written once a build (under serve, once an edit)."""
-        if self._bibtex is None:
-            memo = self.cache.bibtex if self.cache is not None else {}
-            out: dict[str, str] = {}
-            for paper in self.papers:
-                key = self.bib_keys.get(paper.slug)
-                if key is None:
-                    continue
-                shown = (self._facts[paper.slug], key) if self.cache is not None else None
-                hit = memo.get(paper.slug)
-                if hit is None or hit[0] != shown:
-                    hit = memo[paper.slug] = (shown, bibtex(paper, key))
-                out[paper.slug] = hit[1] or ""
-            for gone in set(memo) - set(out):
-                del memo[gone]
-            self._bibtex = out
-        return self._bibtex
 
     def statistics(self) -> dict[str, Any]:
         topic_ids = [t.id for t in self.corpus.taxonomy.topics]
@@ -452,6 +467,11 @@ def _facts(p: Paper) -> tuple[Any, ...]:
 def _part_key(part: Part[Any]) -> tuple[Any, ...]:
     """A part's place among the parts of its list (its pager follows from it)."""
     return (part.path, part.number, part.total, part.start)
+
+
+# Stands for the links' prefix in a cached list item. Corpus text never holds it raw: md_text
+# writes every control character as a reference.
+_PREFIX = "\x00"
 
 
 def _search_url(title: str) -> Markup:

@@ -17,13 +17,15 @@ import shutil
 import subprocess
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 from ..core.errors import SurveyError
 
 OUTPUT = "pagefind"
+# The folders of the generated lists (topics, tags, listings), none of which is indexed.
+LIST_FOLDERS = ("listings", "tags", "topics")
 # Permalink signs and the edit button are not words of a page.
 EXCLUDE = (".headerlink", ".md-content__button")
 
@@ -37,9 +39,18 @@ def pagefind_executable() -> Path:
     return Path(get_executable())
 
 
-def _command(site_dir: Path, output: Path) -> list[str]:
+def _command(site_dir: Path, output: Path, skip: Iterable[str] = ()) -> list[str]:
+    """Pagefind's command line. `skip` names top-level folders whose pages have nothing to
+    index (the generated lists): Pagefind then does not read them, which saves it a tenth of
+    its time and memory at 10,000 papers. Pages without `data-pagefind-body` are not indexed
+    anyway, so the index is the same."""
     command = [str(pagefind_executable()), "--site", str(site_dir), "--output-path", str(output),
                "--force-language", "en"]
+    skip = set(skip)
+    if skip:
+        kept = sorted(d.name for d in site_dir.iterdir() if d.is_dir() and d.name not in skip
+                      and d.name != OUTPUT and not d.name.startswith("."))
+        command += ["--glob", "{" + ",".join(["*.html", *(f"{_glob_text(d)}/**/*.html" for d in kept)]) + "}"]
     for selector in EXCLUDE:
         command += ["--exclude-selectors", selector]
     return command
@@ -55,12 +66,17 @@ def _finish(result: subprocess.CompletedProcess[str], site_dir: Path, output: Pa
     return [line.strip() for line in result.stdout.splitlines() if line.strip().startswith("Indexed")]
 
 
-def build_index(site_dir: Path) -> str:
+def _glob_text(name: str) -> str:
+    """A folder name as a literal in Pagefind's glob."""
+    return "".join(f"[{c}]" if c in "*?[]{},!\\" else c for c in name)
+
+
+def build_index(site_dir: Path, skip: Iterable[str] = ()) -> str:
     """Index the built site in place (`site_dir/pagefind/`); returns what it did and how long."""
     started = time.perf_counter()
     # Files are named by their content: an index left from an earlier build would stay beside.
     shutil.rmtree(site_dir / OUTPUT, ignore_errors=True)
-    result = subprocess.run(_command(site_dir, site_dir / OUTPUT), capture_output=True, text=True,
+    result = subprocess.run(_command(site_dir, site_dir / OUTPUT, skip), capture_output=True, text=True,
                             check=False)
     lines = _finish(result, site_dir, site_dir / OUTPUT)
     return f"in {time.perf_counter() - started:.2f} s: " + "; ".join(lines)
@@ -90,7 +106,7 @@ class BackgroundIndex:
         self._done = threading.Event()
         self._done.set()
 
-    def start(self, site_dir: Path) -> None:
+    def start(self, site_dir: Path, skip: Iterable[str] = ()) -> None:
         self.cancel()
         with self._lock:
             self._generation += 1
@@ -98,7 +114,7 @@ class BackgroundIndex:
             self._done.clear()
         for stale in site_dir.glob(f"{_NEXT}*"):
             shutil.rmtree(stale, ignore_errors=True)
-        thread = threading.Thread(target=self._run, args=(generation, site_dir),
+        thread = threading.Thread(target=self._run, args=(generation, site_dir, tuple(skip)),
                                   name="survey-pagefind", daemon=True)
         self._thread = thread
         thread.start()
@@ -122,14 +138,14 @@ class BackgroundIndex:
     def _current(self, generation: int) -> bool:
         return generation == self._generation
 
-    def _run(self, generation: int, site_dir: Path) -> None:
+    def _run(self, generation: int, site_dir: Path, skip: tuple[str, ...]) -> None:
         started = time.perf_counter()
         output = site_dir / f"{_NEXT}{generation}"
         try:
             with self._lock:
                 if not self._current(generation):
                     return
-                proc = subprocess.Popen(_command(site_dir, output), stdout=subprocess.PIPE,
+                proc = subprocess.Popen(_command(site_dir, output, skip), stdout=subprocess.PIPE,
                                         stderr=subprocess.PIPE, text=True)
                 self._proc = proc
             stdout, stderr = proc.communicate()
