@@ -142,3 +142,26 @@ def test_background_index_newest_request_wins(tmp_path: Path) -> None:
     assert _tree(site / "pagefind") == _tree(reference / "pagefind")
     index.cancel()
     assert index.wait(timeout=1)
+
+
+def test_exports_with_a_memo_are_the_same_text() -> None:
+    """Serve reuses each paper's JSON and CSV while its record is the same; the files are the
+    ones a clean build writes."""
+    import dataclasses
+
+    from conftest import ROOT
+
+    from generator.corpus.export import Memo, exports, to_csv, to_json
+    from generator.corpus.store import load_corpus
+
+    corpus = load_corpus(ROOT / "corpus")
+    memo: Memo = {}
+    assert exports(corpus, memo) == (to_json(corpus), to_csv(corpus))
+    slug = sorted(corpus.papers)[5]
+    corpus.papers[slug] = dataclasses.replace(corpus.papers[slug], title='Edited "title", again',
+                                              abstract="Ünïcode, quotes \" and\nbreaks")
+    assert exports(corpus, memo) == (to_json(corpus), to_csv(corpus))
+    del corpus.papers[slug]
+    assert exports(corpus, memo) == (to_json(corpus), to_csv(corpus))
+    corpus.papers.clear()
+    assert exports(corpus, memo) == (to_json(corpus), to_csv(corpus))

@@ -20,6 +20,7 @@ into a temporary folder and measures:
 
     python benchmarks/bench.py --sizes 1000 3000 10000 --runs 3 --json out.json
     python benchmarks/bench.py --quick          # 1000 papers, one build of each: a smoke test
+    python benchmarks/bench.py --sizes 313 10000 --runs 1 --real --only serve   # serve edits only
 
 See docs/benchmark.md for the targets and the last measured table.
 """
@@ -40,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from .browser import search_in_browser
-from .builds import Built, full_and_floor
+from .builds import Built, full_and_floor, make_projects
 from .progress import say
 from .real import REAL_FILE, measure_real
 from .report import table, targets
@@ -82,6 +83,10 @@ def measure_corpus(work: Path, facts: dict[str, Any], args: argparse.Namespace) 
     real one by a module that writes it into work/corpus); the result is one row of the table.
     """
     n, runs = facts["papers"], args.runs
+    if args.only == "serve":  # the serve measurement builds the site itself
+        full, floor = make_projects(work, work / "corpus", floor_too=False)
+        built = Built(n, full, floor, work / "site-full", work / "site-floor")
+        return {"size": n, "corpus": facts, **serve_rebuild(built, args)}
     stages: dict[str, Any] = {}
     if not args.site_only:
         say(f"[{n}] generator stages, {runs} run(s) each")
@@ -117,6 +122,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--site-only", action="store_true",
                         help="only the full build and what is measured on its site (bytes, the "
                              "browser): no generator stages, no floor; for 100,000 papers")
+    parser.add_argument("--only", choices=["serve"],
+                        help="measure only this: 'serve', the one-paper edit under mkdocs serve "
+                             "--dirty (no stages, no full or floor build; with --real, one import)")
     parser.add_argument("--real", nargs="?", const=str(REAL_FILE), metavar="FILE",
                         help="also measure the real daily-papers file, imported into a copy of the "
                              f"corpus (default FILE: {REAL_FILE})")

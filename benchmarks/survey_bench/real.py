@@ -63,6 +63,10 @@ def measure_real(args: argparse.Namespace) -> dict[str, Any]:
         first = run([*survey, "import", str(data), "--corpus", str(corpus)], work)
         summary = first["stdout"].splitlines()[0]
         say(f"[real] import: {first['seconds']:.1f} s, peak {first['peak_mb']:.0f} MB: {summary}")
+        papers = sum(1 for _ in (corpus / "papers").glob("*.yaml"))
+        facts = {"papers": papers, "source": source.name, "import_summary": summary}
+        if args.only:  # no second import, no check: only what --only names
+            return {"kind": "real", **measure_corpus(work, facts, args)}
         before = tree_digest(corpus)
         again = run([*survey, "import", str(data), "--corpus", str(corpus)], work)
         unchanged = tree_digest(corpus) == before
@@ -70,8 +74,6 @@ def measure_real(args: argparse.Namespace) -> dict[str, Any]:
             f"{'no byte changed' if unchanged else 'FILES CHANGED'}")
         check = run([*survey, "check", "--corpus", str(corpus)], work)
         say(f"[real] check: {check['seconds']:.1f} s, peak {check['peak_mb']:.0f} MB")
-        papers = sum(1 for _ in (corpus / "papers").glob("*.yaml"))
-        facts = {"papers": papers, "source": source.name, "import_summary": summary}
         result = measure_corpus(work, facts, args)
         result.update(
             kind="real", import_s=first["seconds"], import_peak_mb=first["peak_mb"],

@@ -95,6 +95,16 @@ class Incremental:
         self.outputs: set[str] = set()  # every file the last build wrote
         self.full = True
         self.render = RenderCache()
+        self.keys: dict[str, tuple[str, tuple[str, ...], str]] = {}  # path -> (Markdown, parts, key)
+
+    def page_key(self, path: str, markdown: str, parts: tuple[str, ...]) -> str:
+        """digest(markdown, *parts), kept per page: most pages are the same text as last time."""
+        hit = self.keys.get(path)
+        if hit is not None and hit[0] == markdown and hit[1] == parts:
+            return hit[2]
+        key = digest(markdown, *parts)
+        self.keys[path] = (markdown, parts, key)
+        return key
 
     def start(self, files: Files, config: MkDocsConfig, site_digest: str) -> None:
         """Mark what changed; called once the generated files are in `files`."""
@@ -159,6 +169,7 @@ class Incremental:
         current = {f.src_uri for f in files}
         for gone in set(self.built) - current:
             del self.built[gone]
+            self.keys.pop(gone, None)
             self.sources.pop(gone, None)
             self.search.pop(gone, None)
         outputs = {os.path.normpath(f.abs_dest_path) for f in files}

@@ -10,6 +10,7 @@ import gc
 import logging
 import os
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -93,8 +94,9 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
         # Only `mkdocs serve` builds again; a build keeps no parsed file past on_files.
         self.cache = _CACHES.setdefault(self.corpus_dir, CorpusCache()) if self.command == "serve" else None
         try:
-            taxonomy = Taxonomy.load(Path(self.corpus_dir) / "taxonomy.yaml",
-                                     os.path.relpath(Path(self.corpus_dir) / "taxonomy.yaml"))
+            tax_path = Path(self.corpus_dir) / "taxonomy.yaml"
+            load = partial(Taxonomy.load, tax_path, os.path.relpath(tax_path))
+            taxonomy = self.cache.get(tax_path, load) if self.cache else load()
         except SurveyError as exc:
             raise PluginError(f"survey: {exc}") from None
         self._allow_tags(config, [t.name for t in taxonomy.tags])
@@ -138,8 +140,8 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
             # grow with the corpus on every page.
             inclusion = InclusionLevel.UNDEFINED if path in in_nav else InclusionLevel.NOT_IN_NAV
             target = edit.get(path)
-            key = digest(pages[path], target or "", inclusion.name,
-                         tagged if _TAG_LISTING in pages[path] else "") if keyed else ""
+            parts = (target or "", inclusion.name, tagged if _TAG_LISTING in pages[path] else "")
+            key = self.incremental.page_key(path, pages[path], parts) if self.incremental else ""
             file = GeneratedFile.of(config, path, pages[path], key, inclusion)
             # edit_uri points into docs/; the page's source lives beside docs/ in the repository.
             file.edit_uri = f"../{target}" if target else None

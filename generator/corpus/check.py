@@ -29,11 +29,11 @@ def vocabulary_problems(corpus: Corpus) -> list[CorpusError]:
     by_name = {t.name.casefold(): t.id for t in tax.tags}
     out = []
     for paper in corpus.sorted_papers():
-        path = _file(corpus, paper.file)
+        # The file's name is worked out only for a problem (relpath of 10,000 files costs).
         for i, topic in enumerate(paper.topics):
             if topic not in topic_ids:
-                out.append(CorpusError(path, f"unknown topic {topic!r}; known topics: "
-                                             f"{', '.join(tax.topic_ids)}", entry=paper.slug,
+                out.append(CorpusError(_file(corpus, paper.file), f"unknown topic {topic!r}; known "
+                                       f"topics: {', '.join(tax.topic_ids)}", entry=paper.slug,
                                        field=f"topics[{i}]"))
         for i, tag in enumerate(paper.tags):
             if tag in tag_ids:
@@ -44,8 +44,8 @@ def vocabulary_problems(corpus: Corpus) -> list[CorpusError]:
                 close = difflib.get_close_matches(tag, sorted(tag_ids), n=3, cutoff=0.5)
                 hint = (f"closest known tags: {', '.join(close)}" if close
                         else "add it to taxonomy.yaml or pick a known tag")
-            out.append(CorpusError(path, f"unknown tag {tag!r}; {hint}", entry=paper.slug,
-                                   field=f"tags[{i}]"))
+            out.append(CorpusError(_file(corpus, paper.file), f"unknown tag {tag!r}; {hint}",
+                                   entry=paper.slug, field=f"tags[{i}]"))
     return out
 
 
@@ -54,21 +54,22 @@ def duplicate_problems(corpus: Corpus) -> list[CorpusError]:
     titles: dict[str, str] = {}
     arxiv: dict[str, str] = {}
     for paper in corpus.sorted_papers():
-        path = _file(corpus, paper.file)
         for i, title in enumerate(paper.titles):
             key = match_key(title)
             name = "title" if i == 0 else f"alternate_titles[{i - 1}]"
             other = titles.get(key)
             if other and other != paper.slug:
-                out.append(CorpusError(path, f"the same paper as {_file(corpus, f'papers/{other}.yaml')} "
-                                             f"(same title); merge the two files", entry=paper.slug,
+                out.append(CorpusError(_file(corpus, paper.file),
+                                       f"the same paper as {_file(corpus, f'papers/{other}.yaml')} "
+                                       f"(same title); merge the two files", entry=paper.slug,
                                        field=name))
             titles.setdefault(key, paper.slug)
         if paper.arxiv:
             other = arxiv.get(paper.arxiv)
             if other:
-                out.append(CorpusError(path, f"the same paper as {_file(corpus, f'papers/{other}.yaml')} "
-                                             f"(arXiv {paper.arxiv}); merge the two files",
+                out.append(CorpusError(_file(corpus, paper.file),
+                                       f"the same paper as {_file(corpus, f'papers/{other}.yaml')} "
+                                       f"(arXiv {paper.arxiv}); merge the two files",
                                        entry=paper.slug, field="arxiv"))
             arxiv.setdefault(paper.arxiv, paper.slug)
     return out

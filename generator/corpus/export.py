@@ -50,24 +50,57 @@ def records(corpus: Corpus) -> list[dict[str, Any]]:
     return out
 
 
+# What serve keeps between builds: slug -> (record, its JSON item, its CSV line).
+Memo = dict[str, tuple[dict[str, Any], str, str]]
+
+
 def to_json(corpus: Corpus) -> str:
     return json.dumps(records(corpus), ensure_ascii=False, indent=2) + "\n"
 
 
 def to_csv(corpus: Corpus) -> str:
+    return _csv_head() + "".join(_csv_line(rec) for rec in records(corpus))
+
+
+def exports(corpus: Corpus, memo: Memo) -> tuple[str, str]:
+    """`to_json` and `to_csv` at once, writing again only the records that are not in `memo`
+    (kept between the builds of `mkdocs serve`): the same text, faster."""
+    recs = records(corpus)
+    fresh: Memo = {}
+    for rec in recs:
+        hit = memo.get(rec["slug"])
+        fresh[rec["slug"]] = (hit if hit is not None and hit[0] == rec
+                              else (rec, _json_item(rec), _csv_line(rec)))
+    memo.clear()
+    memo.update(fresh)
+    items = [memo[rec["slug"]] for rec in recs]
+    json_text = "[\n" + ",\n".join(item[1] for item in items) + "\n]\n" if recs else "[]\n"
+    return json_text, _csv_head() + "".join(item[2] for item in items)
+
+
+def _json_item(rec: dict[str, Any]) -> str:
+    """One record as json.dumps(..., indent=2) writes it inside the array (no string holds a
+    raw line break: JSON escapes them)."""
+    return "  " + json.dumps(rec, ensure_ascii=False, indent=2).replace("\n", "\n  ")
+
+
+def _csv_head() -> str:
     buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
-    for rec in records(corpus):
-        links = rec.get("links", {})
-        writer.writerow([
-            rec["slug"], rec["url"], rec["title"], rec["abstract"],
-            SEP.join(rec["topics"]), SEP.join(rec["tags"]),
-            SEP.join(f"{li['slug']}#{li['position']}" for li in rec["listings"]),
-            SEP.join(rec["alternate_titles"]), rec.get("arxiv", ""),
-            SEP.join(rec.get("authors", [])), rec.get("date", ""), rec.get("added", ""),
-            *(links.get(k, "") for k in LINK_KINDS),
-        ])
+    csv.writer(buf, lineterminator="\n").writerow(CSV_COLUMNS)
+    return buf.getvalue()
+
+
+def _csv_line(rec: dict[str, Any]) -> str:
+    buf = io.StringIO()
+    links = rec.get("links", {})
+    csv.writer(buf, lineterminator="\n").writerow([
+        rec["slug"], rec["url"], rec["title"], rec["abstract"],
+        SEP.join(rec["topics"]), SEP.join(rec["tags"]),
+        SEP.join(f"{li['slug']}#{li['position']}" for li in rec["listings"]),
+        SEP.join(rec["alternate_titles"]), rec.get("arxiv", ""),
+        SEP.join(rec.get("authors", [])), rec.get("date", ""), rec.get("added", ""),
+        *(links.get(k, "") for k in LINK_KINDS),
+    ])
     return buf.getvalue()
 
 

@@ -75,7 +75,8 @@ def load_corpus(
 
     taxonomy_path = root / "taxonomy.yaml"
     try:
-        taxonomy = Taxonomy.load(taxonomy_path, shown_path(taxonomy_path))
+        taxonomy = (cache.get(taxonomy_path, partial(Taxonomy.load, taxonomy_path, shown_path(taxonomy_path)))
+                    if cache else Taxonomy.load(taxonomy_path, shown_path(taxonomy_path)))
     except CorpusError as exc:
         if collect is None:
             raise

@@ -41,32 +41,191 @@ def _terms(paper: Paper) -> Counter[str]:
     return counts
 
 
-def related_papers(papers: list[Paper], k: int = 5, min_score: float = 0.05,
-                   terms: dict[Any, Counter[str]] | None = None) -> dict[str, list[str]]:
-    """For each paper slug, up to `k` most similar other papers, most similar first.
+def related_papers(papers: list[Paper], k: int = 5, min_score: float = 0.05) -> dict[str, list[str]]:
+    """For each paper slug, up to `k` most similar other papers, most similar first."""
+    return RelatedIndex(k, min_score).update(papers)
 
-    `terms` keeps each paper's words between calls (`mkdocs serve` rebuilding after an edit).
+
+class RelatedIndex:
+    """The related papers of a corpus, kept up to date as it changes (`mkdocs serve`).
+
+    `update(papers)` returns exactly what `related_papers(papers)` returns. When the same papers
+    come back with some titles or abstracts changed, only the rows that can change are computed
+    again. A paper's vector changes when its own words change, or when the number of papers
+    holding one of its words changes (that word's weight); those rows R are computed afresh.
+    Every other row keeps its vector, so its scores against papers outside R are the same bytes
+    as before: its new top k is its old top k merged with its scores against R, unless its old
+    top k held a paper of R (whose score may have fallen), in which case the row is computed
+    again in full. A paper added or removed changes every weight: everything is computed again.
+
+    The scores are bitwise those of a full computation: each row's vector is built by the same
+    code from the same numbers, and a score is the same sparse product, summed in the same
+    order (the row's terms, which keep their relative order as words come and go).
     """
-    papers = sorted(papers, key=lambda p: p.slug)
-    n = len(papers)
-    if n < 2:
-        return {p.slug: [] for p in papers}
-    if terms is None:
-        docs = [_terms(p) for p in papers]
-    else:
+
+    def __init__(self, k: int = 5, min_score: float = 0.05) -> None:
+        self.k, self.min_score = k, min_score
+        self.slugs: list[str] = []
+        self.keys: list[tuple[Any, ...]] = []
+        self.out: dict[str, list[str]] = {}
+        self.rows_recomputed = 0  # in the last update: how many rows were computed in full
+
+    def update(self, papers: list[Paper]) -> dict[str, list[str]]:
+        papers = sorted(papers, key=lambda p: p.slug)
+        slugs = [p.slug for p in papers]
         keys = [(tuple(p.titles), p.abstract) for p in papers]
-        fresh = {key: terms.get(key) or _terms(p) for key, p in zip(keys, papers, strict=True)}
-        terms.clear()
-        terms.update(fresh)
-        docs = [fresh[key] for key in keys]
-    df: Counter[str] = Counter()
-    for doc in docs:
-        df.update(doc.keys())
-    # Words in more than a fifth of the papers say little about any of them, and they are what
-    # makes the product dense: dropping them makes 10,000 papers four times faster.
-    common = max(2, int(MAX_DF * n))
-    vocab = {term: i for i, term in enumerate(sorted(t for t, c in df.items() if c <= common))}
-    idf = np.array([math.log((1 + n) / (1 + df[t])) + 1.0 for t in vocab])  # in index order
+        if len(papers) < 2:
+            self.slugs, self.keys = [], []
+            self.out = {p.slug: [] for p in papers}
+            return self.out
+        if slugs != self.slugs:
+            self._full(papers, slugs, keys)
+        else:
+            changed = [i for i, key in enumerate(keys) if key != self.keys[i]]
+            if changed:
+                self._partial(papers, keys, changed)
+        return self.out
+
+    # The whole corpus ------------------------------------------------------------------------
+
+    def _full(self, papers: list[Paper], slugs: list[str], keys: list[tuple[Any, ...]]) -> None:
+        n = len(papers)
+        self.slugs, self.keys = slugs, keys
+        self.docs = [_terms(p) for p in papers]
+        self.df: Counter[str] = Counter()
+        for doc in self.docs:
+            self.df.update(doc.keys())
+        self.vocab = self._vocabulary()
+        self.idf = self._idf()
+        self.matrix = _vectors(self.docs, self.vocab, self.idf)
+        self.transposed = self.matrix.T.tocsr()
+        self.best = np.full((n, self.k), -1, dtype=np.int64)
+        self.best_scores = np.full((n, self.k), np.nan)
+        self._compute_rows(np.arange(n))
+        self.rows_recomputed = n
+        self.out = {slugs[i]: self._listed(i) for i in range(n)}
+
+    def _vocabulary(self) -> dict[str, int]:
+        # Words in more than a fifth of the papers say little about any of them, and they are
+        # what makes the product dense: dropping them makes 10,000 papers four times faster.
+        common = max(2, int(MAX_DF * len(self.slugs)))
+        return {term: i for i, term in enumerate(sorted(t for t, c in self.df.items() if c <= common))}
+
+    def _idf(self) -> np.ndarray:
+        n, df = len(self.slugs), self.df
+        return np.array([math.log((1 + n) / (1 + df[t])) + 1.0 for t in self.vocab])  # index order
+
+    def _compute_rows(self, rows: np.ndarray) -> None:
+        """Each row's top k against every paper, from its scores."""
+        n, take = len(self.slugs), min(self.k, len(self.slugs) - 1)
+        for start in range(0, len(rows), BLOCK):
+            block = rows[start:start + BLOCK]
+            scores = (self.matrix[block] @ self.transposed).toarray()
+            scores[np.arange(len(block)), block] = -1.0  # not related to itself
+            if n - 1 > take:
+                # The take-th best score; anything that can rank in the top k (the order is by
+                # the score rounded to 9 digits, then by slug) is within 1e-9 of it or above.
+                kth = -np.partition(-scores, take - 1, axis=1)[:, take - 1]
+                floor = np.maximum(kth - 1e-8, self.min_score)
+            else:
+                floor = np.full(len(block), self.min_score)
+            for offset, i in enumerate(block):
+                row = scores[offset]
+                candidates = np.flatnonzero(row >= floor[offset])
+                self._keep(int(i), [(int(c), float(row[c])) for c in candidates])
+
+    def _keep(self, i: int, scored: list[tuple[int, float]]) -> None:
+        """Row i's top k of these (column, score) pairs."""
+        slugs, min_score = self.slugs, self.min_score
+        ranked = sorted((cs for cs in scored if cs[0] != i and cs[1] >= min_score),
+                        key=lambda cs: (-round(cs[1], 9), slugs[cs[0]]))[:self.k]
+        self.best[i] = -1
+        self.best_scores[i] = np.nan
+        for place, (c, score) in enumerate(ranked):
+            self.best[i, place] = c
+            self.best_scores[i, place] = score
+
+    def _listed(self, i: int) -> list[str]:
+        return [self.slugs[c] for c in self.best[i] if c >= 0]
+
+    # Some papers changed ---------------------------------------------------------------------
+
+    def _partial(self, papers: list[Paper], keys: list[tuple[Any, ...]], changed: list[int]) -> None:
+        n = len(papers)
+        old_vocab, old_transposed = self.vocab, self.transposed
+        df_before: dict[str, int] = {}
+        for i in changed:
+            doc = _terms(papers[i])
+            for term in self.docs[i].keys() | doc.keys():
+                df_before.setdefault(term, self.df[term])
+            self.df.subtract(self.docs[i].keys())
+            self.df.update(doc.keys())
+            self.docs[i] = doc
+            self.keys[i] = keys[i]
+        moved = [t for t, before in df_before.items() if self.df[t] != before]
+        for term in moved:
+            if self.df[term] <= 0:
+                del self.df[term]
+        vocab = self._vocabulary()
+        # The rows whose vector changes: the changed papers, and the papers holding a word whose
+        # weight changed (or that joined or left the vocabulary).
+        redo = set(changed)
+        for term in moved:
+            j = old_vocab.get(term)
+            if j is not None:  # the papers that held it (the changed ones are in already)
+                redo.update(old_transposed.indices[old_transposed.indptr[j]:old_transposed.indptr[j + 1]]
+                            .tolist())
+            elif term in vocab:  # new to the vocabulary: the papers that hold it now
+                redo.update(i for i, doc in enumerate(self.docs) if term in doc)
+        if len(redo) * 4 > n:  # most of the corpus: the whole computation is cheaper
+            self._full(papers, self.slugs, keys)
+            return
+        renumbered = vocab.keys() != old_vocab.keys()
+        self.vocab = vocab
+        self.idf = self._idf()
+        changed_rows = np.array(sorted(redo), dtype=np.int64)
+        kept = np.setdiff1d(np.arange(n), changed_rows)
+        old = self.matrix[kept]
+        if renumbered:  # new column numbers, in the same order for the words kept
+            remap = np.full(len(old_vocab), -1, dtype=np.int64)
+            for term, j in old_vocab.items():
+                remap[j] = vocab.get(term, -1)
+            old = sparse.csr_matrix((old.data, remap[old.indices], old.indptr), shape=(len(kept), len(vocab)))
+        fresh = _vectors([self.docs[i] for i in changed_rows], vocab, self.idf)
+        stacked = sparse.vstack([old, fresh], format="csr")
+        position = np.empty(n, dtype=np.int64)
+        position[kept] = np.arange(len(kept))
+        position[changed_rows] = len(kept) + np.arange(len(changed_rows))
+        self.matrix = stacked[position]
+        self.transposed = self.matrix.T.tocsr()
+
+        # Rows whose old top k holds a changed row: computed in full, with the changed rows.
+        in_best = np.asarray(np.isin(self.best, changed_rows).any(axis=1))
+        in_best[changed_rows] = True
+        full_rows = np.flatnonzero(in_best)
+        self._compute_rows(full_rows)
+        # Every other row: its old top k, merged with its scores against the changed rows
+        # (a score is symmetric: s(r, i) is s(i, r), to the bit).
+        hits: dict[int, list[tuple[int, float]]] = {}
+        for start in range(0, len(changed_rows), BLOCK):
+            block = changed_rows[start:start + BLOCK]
+            against = (self.matrix[block] @ self.transposed).toarray()
+            against[:, full_rows] = -1.0
+            for h, i in zip(*np.nonzero(against >= self.min_score), strict=True):
+                hits.setdefault(int(i), []).append((int(block[h]), float(against[h, i])))
+        for i, scored in hits.items():
+            scored += [(int(c), float(s)) for c, s in zip(self.best[i], self.best_scores[i], strict=True)
+                       if c >= 0]
+            self._keep(i, scored)
+        self.rows_recomputed = len(full_rows)
+        out = dict(self.out)
+        for i in (*full_rows.tolist(), *hits):
+            out[self.slugs[i]] = self._listed(i)
+        self.out = out
+
+
+def _vectors(docs: list[Counter[str]], vocab: dict[str, int], idf: np.ndarray) -> sparse.csr_matrix:
+    """The papers' TF-IDF vectors, each of length 1, one row a paper."""
     rows, cols, weights = [], [], []
     weight = {tf: 1.0 + math.log(tf) for tf in range(1, 64)}
     for i, doc in enumerate(docs):
@@ -77,26 +236,7 @@ def related_papers(papers: list[Paper], k: int = 5, min_score: float = 0.05,
                 cols.append(j)
                 weights.append(weight.get(tf) or 1.0 + math.log(tf))
     vals = np.array(weights) * idf[np.array(cols, dtype=np.int64)]
-    matrix = sparse.csr_matrix((vals, (rows, cols)), shape=(n, len(vocab)), dtype=np.float64)
+    matrix = sparse.csr_matrix((vals, (rows, cols)), shape=(len(docs), len(vocab)), dtype=np.float64)
     norms = np.sqrt(np.asarray(matrix.multiply(matrix).sum(axis=1)).ravel())
     norms[norms == 0] = 1.0
-    matrix = sparse.diags(1.0 / norms) @ matrix
-    transposed = matrix.T.tocsr()
-    slugs = [p.slug for p in papers]
-    out: dict[str, list[str]] = {}
-    take = min(k, n - 1)
-    for start in range(0, n, BLOCK):
-        scores = (matrix[start:start + BLOCK] @ transposed).toarray()
-        diagonal = np.arange(scores.shape[0])
-        scores[diagonal, diagonal + start] = -1.0
-        if n - 1 > take + 8:
-            best = np.argpartition(-scores, take, axis=1)[:, : take + 8]
-        else:
-            best = np.broadcast_to(np.arange(n), scores.shape)
-        for offset, row in enumerate(scores):
-            i = start + offset
-            candidates = best[offset]
-            ranked = sorted((c for c in candidates if c != i and row[c] >= min_score),
-                            key=lambda c: (-round(float(row[c]), 9), slugs[c]))
-            out[slugs[i]] = [slugs[c] for c in ranked[:k]]
-    return out
+    return sparse.diags(1.0 / norms) @ matrix

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -20,14 +21,14 @@ from markupsafe import Markup
 
 from ..core.settings import DEFAULT_NAME
 from ..core.text import first_sentence
-from ..corpus.export import bib_file, bibtex, bibtex_keys, to_csv, to_json
+from ..corpus.export import Memo, bib_file, bibtex, bibtex_keys, exports, to_csv, to_json
 from ..corpus.model import Listing, Paper
 from ..corpus.store import Corpus
 from ..corpus.taxonomy import OTHER, Tag, Topic
-from .feeds import atom_feed
+from .feeds import atom_feed, recent
 from .markup import external_url, finalize, html_attr, trusted
-from .parts import entry_part, orders_for, part_path, relative, sort_papers, split, title_order
-from .related import related_papers
+from .parts import Part, entry_part, orders_for, part_path, relative, sort_papers, split, title_order
+from .related import RelatedIndex, related_papers
 from .stats import Bar, bar_chart, heatmap, listing_sizes, topic_overlaps
 
 OTHER_TOPIC = Topic(
@@ -74,17 +75,22 @@ def front_matter(**values: Any) -> str:
 class RenderCache:
     """What a Site computed in an earlier build, for `mkdocs serve` to reuse in the next one.
 
-    The related papers, while no title or abstract changed; each paper's words otherwise. Each
+    The related papers, computed again only for the papers an edit can change. Each
     paper page, while what it shows is the same: its paper, the listings holding it (name and
     size), its related papers, the taxonomy's names and the templates. A paper template that
-    shows more of the corpus must add it to `Site._paper_page_key`.
+    shows more of the corpus must add it to `Site._paper_page_key`. Each part of a topic, tag
+    or listing page likewise, while its papers (or entries), its place among the parts and the
+    counts it shows are the same (`Site._paper_list`, `Site._listing_part_key`).
     """
 
     def __init__(self) -> None:
-        self.terms: dict[Any, Any] = {}
-        self.texts: tuple[Any, ...] = ()
-        self.related: dict[str, list[str]] = {}
+        self.related = RelatedIndex()
         self.paper_pages: dict[str, tuple[Any, str]] = {}
+        self.list_pages: dict[str, tuple[Any, str]] = {}  # path -> (what it shows, Markdown)
+        self.envs: dict[str, jinja2.Environment] = {}  # templates folder -> its environment
+        self.feeds: dict[str, tuple[Any, str]] = {}  # feed path -> (what it shows, Atom)
+        self.bibtex: dict[str, tuple[Any, str]] = {}  # slug -> (paper and key, entry)
+        self.exports: Memo = {}  # slug -> (record, its JSON, its CSV line)
 
 
 class Site:
@@ -95,15 +101,22 @@ class Site:
         self.templates = templates
         self.name = site_name
         self.site_url = site_url if not site_url or site_url.endswith("/") else site_url + "/"
-        self.env = jinja2.Environment(
-            loader=jinja2.FileSystemLoader(str(templates)),
-            finalize=finalize,
-            autoescape=False,
-            undefined=jinja2.StrictUndefined,
-            trim_blocks=True,
-            lstrip_blocks=True,
-            keep_trailing_newline=True,
-        )
+        # Under serve the environment is kept, with the templates it compiled (Jinja compiles a
+        # template again when its file changes).
+        env = cache.envs.get(str(templates)) if cache is not None else None
+        if env is None:
+            env = jinja2.Environment(
+                loader=jinja2.FileSystemLoader(str(templates)),
+                finalize=finalize,
+                autoescape=False,
+                undefined=jinja2.StrictUndefined,
+                trim_blocks=True,
+                lstrip_blocks=True,
+                keep_trailing_newline=True,
+            )
+            if cache is not None:
+                cache.envs[str(templates)] = env
+        self.env = env
         self.env.filters.update(first_sentence=first_sentence, url=external_url, trusted=trusted)
         self.env.globals.update(front_matter=self._front_matter, search_url=_search_url)
         tax = corpus.taxonomy
@@ -126,16 +139,19 @@ class Site:
         self._items: dict[tuple[str, str | None], str] = {}
         self._bibtex: dict[str, str] = {}  # each citable paper's entry, made once
         self._parts: Any = None  # _parts.md.j2, for its item macro
+        if cache is not None:  # what the pages kept under serve are compared by
+            self._stamp = self._paper_page_stamp()
+            self._facts = {p.slug: _facts(p) for p in self.papers}
+            for slug, key in self.bib_keys.items():  # the entries of papers that did not change
+                hit = cache.bibtex.get(slug)
+                if hit is not None and hit[0] == (self._facts[slug], key):
+                    self._bibtex[slug] = hit[1]
 
     def _related_papers(self) -> dict[str, list[str]]:
         cache = self.cache
         if cache is None:
             return related_papers(self.papers)
-        texts = tuple((p.slug, p.title, *p.alternate_titles, p.abstract) for p in self.papers)
-        if texts != cache.texts:
-            cache.related = related_papers(self.papers, terms=cache.terms)
-            cache.texts = texts
-        return cache.related
+        return cache.related.update(self.papers)
 
     def _front_matter(self, **values: Any) -> Markup:
         for key in ("title", "description", "feed_title"):
@@ -146,6 +162,9 @@ class Site:
     def pages(self) -> dict[str, str]:
         out: dict[str, str] = {}
         render = self._render
+        cache = self.cache
+        if cache is not None:
+            self._lists_before, cache.list_pages = cache.list_pages, {}
         out["index.md"] = render("home.md.j2", home=True)
         out["topics/index.md"] = render("topics.md.j2")
         for topic in self.topics:
@@ -154,36 +173,65 @@ class Site:
         out["listings/index.md"] = render("listings.md.j2")
         for listing in self.listings:
             rows = self._listing_rows(listing)
+            whole = self._listing_key(listing, rows) if cache is not None else None
             for part in split(rows, f"listings/{listing.slug}"):
-                out[part.path] = render("listing.md.j2", listing=listing, part=part, rows=rows)
+                out[part.path] = self._cached(
+                    part.path, partial(self._listing_part_key, whole, part),
+                    partial(render, "listing.md.j2", listing=listing, part=part, rows=rows))
         out["statistics.md"] = render("statistics.md.j2", stats=self.statistics())
         out["search.md"] = render("search.md.j2")
         out["tags/index.md"] = render("tags.md.j2")
         for tag in self.corpus.taxonomy.tags:
             out.update(self._paper_list("tag.md.j2", f"tags/{tag.id}", self.by_tag[tag.id], tag=tag))
         paper_template = self.env.get_template("paper.md.j2")
-        cache = self.cache.paper_pages if self.cache else None
-        stamp = self._paper_page_stamp() if cache is not None else None
+        paper_pages = cache.paper_pages if cache is not None else None
         for paper in self.papers:
             listed = self.listings_of.get(paper.slug, [])
             related = [self.corpus.papers[s] for s in self.related.get(paper.slug, [])]
             bib_key = self.bib_keys.get(paper.slug)
-            if cache is not None:
-                key = (stamp, bib_key, self._paper_page_key(paper, listed, related))
-                hit = cache.get(paper.slug)
+            if paper_pages is not None:
+                key = (self._stamp, bib_key, self._paper_page_key(paper, listed, related))
+                hit = paper_pages.get(paper.slug)
                 if hit is not None and hit[0] == key:
                     out[f"papers/{paper.slug}.md"] = hit[1]
                     continue
             text = paper_template.render(
                 self._context(), paper=paper, related=related, bibtex=self.bibtex(paper),
                 listed=[(li, pos, self.entry_link(f"papers/{paper.slug}.md", li, pos)) for li, pos in listed])
-            if cache is not None:
-                cache[paper.slug] = (key, text)
+            if paper_pages is not None:
+                paper_pages[paper.slug] = (key, text)
             out[f"papers/{paper.slug}.md"] = text
-        if cache is not None:
-            for gone in set(cache) - set(self.corpus.papers):
-                del cache[gone]
+        if paper_pages is not None:
+            for gone in set(paper_pages) - set(self.corpus.papers):
+                del paper_pages[gone]
+            del self._lists_before
         return out
+
+    def _listing_part_key(self, whole: Any, part: Part[dict[str, Any]]) -> Any:
+        return (whole, _part_key(part), tuple(
+            (r["position"], r["entry"].title, self._facts[r["paper"].slug],
+             tuple((li.slug, li.name, pos, href) for li, pos, href in r["elsewhere"]))
+            for r in part.items))
+
+    def _list_part_key(self, whole: Any, order: Any, switch: Any, part: Part[Paper]) -> Any:
+        return (whole, order, switch, _part_key(part), tuple(self._facts[p.slug] for p in part.items))
+
+    def _cached(self, path: str, key: Callable[[], Any], render: Callable[[], str]) -> str:
+        """A list part's Markdown: rendered, or under serve the last build's, if what it shows
+        (`key`, with the templates and the taxonomy's names) is the same."""
+        if self.cache is None:
+            return render()
+        shown = (self._stamp, key())
+        hit = self._lists_before.get(path)
+        text = hit[1] if hit is not None and hit[0] == shown else render()
+        self.cache.list_pages[path] = (shown, text)
+        return text
+
+    def _listing_key(self, listing: Listing, rows: list[dict[str, Any]]) -> Any:
+        """What every part of a listing's page shows of the listing as a whole."""
+        unique = list({r["paper"].slug: r["paper"] for r in rows}.values())
+        return (listing.slug, listing.name, listing.description, listing.origin, listing.source,
+                listing.date, len(rows), sum(1 for r in rows if r["elsewhere"]), self.citable(unique))
 
     def _paper_page_stamp(self) -> tuple[Any, ...]:
         templates = []
@@ -195,15 +243,10 @@ class Site:
         return (tuple(templates), tuple((t.id, t.name) for t in self.topics),
                 tuple((t.id, t.name) for t in self.tags.values()), self.name, self.site_url)
 
-    @staticmethod
-    def _paper_page_key(paper: Paper, listed: list[tuple[Listing, int]], related: list[Paper]) -> Any:
-        def facts(p: Paper) -> tuple[Any, ...]:
-            return (p.slug, p.title, p.abstract, tuple(p.alternate_titles), p.arxiv, tuple(p.authors),
-                    p.date, tuple(sorted(p.links.items())), tuple(p.topics), tuple(p.tags), p.added,
-                    tuple(p.curated))
-
-        return (facts(paper), tuple((li.slug, li.name, len(li.entries), pos) for li, pos in listed),
-                tuple(facts(p) for p in related))
+    def _paper_page_key(self, paper: Paper, listed: list[tuple[Listing, int]], related: list[Paper]) -> Any:
+        return (self._facts[paper.slug],
+                tuple((li.slug, li.name, len(li.entries), pos) for li, pos in listed),
+                tuple(self._facts[p.slug] for p in related))
 
     def bibtex(self, paper: Paper) -> str | None:
         """The paper's BibTeX entry with its key in this site, or None when it cannot be cited."""
@@ -235,13 +278,17 @@ class Site:
         """A list of papers in parts of 100, once per order the reader can choose."""
         out: dict[str, str] = {}
         orders = orders_for(papers)
+        whole = ((template, repr(sorted(context.items())), len(papers), self.citable(papers))
+                 if self.cache is not None else None)
         for order in orders:
             order_base = f"{base}/{order.key}" if order.key else base
             for part in split(sort_papers(papers, order), order_base):
                 switch = [(o.label, None if o is order else relative(part.path, part_path(
                     f"{base}/{o.key}" if o.key else base, 1))) for o in orders]
-                out[part.path] = self._render(template, papers=papers, part=part, order=order,
-                                              switch=switch, **context)
+                out[part.path] = self._cached(
+                    part.path, partial(self._list_part_key, whole, order, switch, part),
+                    partial(self._render, template, papers=papers, part=part, order=order,
+                            switch=switch, **context))
         return out
 
     def entry_link(self, from_path: str, listing: Listing, position: int) -> str:
@@ -252,7 +299,7 @@ class Site:
     def files(self) -> dict[str, str]:
         """The other generated files: Atom feeds and the corpus exports."""
         names = {t.id: t.name for t in self.topics}
-        feed = partial(atom_feed, site_url=self.site_url, topic_names=names, author=self.name)
+        feed = partial(self._feed, site_url=self.site_url, topic_names=names, author=self.name)
         # Feeds sit at the site root: Material fetches a sitemap.xml beside every
         # <link rel="alternate">, and the root is where MkDocs writes it. Topic and tag ids
         # share one namespace, so feed-ID.xml names one feed.
@@ -276,9 +323,25 @@ class Site:
         for listing in self.listings:
             papers = [self.corpus.papers[s] for s in dict.fromkeys(e.paper for e in listing.entries)]
             out[f"exports/listings/{listing.slug}.bib"] = bib(papers, title=f"{self.name}: {listing.name}")
-        out["exports/papers.json"] = to_json(self.corpus)
-        out["exports/papers.csv"] = to_csv(self.corpus)
+        if self.cache is not None:
+            self.cache.bibtex = {slug: ((self._facts[slug], self.bib_keys[slug]), entry)
+                                 for slug, entry in self._bibtex.items()}
+            out["exports/papers.json"], out["exports/papers.csv"] = exports(self.corpus, self.cache.exports)
+        else:
+            out["exports/papers.json"], out["exports/papers.csv"] = to_json(self.corpus), to_csv(self.corpus)
         return out
+
+    def _feed(self, **values: Any) -> str:
+        """atom_feed(**values); under serve, kept while its newest papers and names are the same."""
+        if self.cache is None:
+            return atom_feed(**values)
+        papers = values.pop("papers")
+        entries = recent(papers)
+        shown = (self._stamp, tuple(sorted(values.items())), tuple(self._facts[p.slug] for p in entries))
+        hit = self.cache.feeds.get(values["feed_path"])
+        if hit is None or hit[0] != shown:
+            hit = self.cache.feeds[values["feed_path"]] = (shown, atom_feed(papers=entries, **values))
+        return hit[1]
 
     def statistics(self) -> dict[str, Any]:
         topic_ids = [t.id for t in self.corpus.taxonomy.topics]
@@ -392,6 +455,18 @@ class Site:
                          if not (li.slug == listing.slug and pos == position)]
             rows.append({"position": position, "entry": entry, "paper": paper, "elsewhere": elsewhere})
         return rows
+
+
+def _facts(p: Paper) -> tuple[Any, ...]:
+    """Everything a page can show of a paper."""
+    return (p.slug, p.title, p.abstract, tuple(p.alternate_titles), p.arxiv, tuple(p.authors),
+            p.date, tuple(sorted(p.links.items())), tuple(p.topics), tuple(p.tags), p.added,
+            tuple(p.curated))
+
+
+def _part_key(part: Part[Any]) -> tuple[Any, ...]:
+    """A part's place among the parts of its list (its pager follows from it)."""
+    return (part.path, part.number, part.total, part.start)
 
 
 # Stands for the links' prefix in a cached list item. Corpus text never holds it raw: md_text

@@ -1,0 +1,78 @@
+"""Related papers kept up to date under `mkdocs serve`: after any sequence of edits, the
+incremental computation gives exactly what a full computation of the same corpus gives."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+
+from conftest import ROOT
+
+from generator.corpus.model import Paper
+from generator.corpus.store import load_corpus
+from generator.site.related import RelatedIndex, related_papers
+
+# Words drawn as in real text, a few very often and most rarely: weights move with every edit,
+# some words cross the "in more than a fifth of the papers" line, and copies make scores tie.
+WORDS = ["gpu", "kernel", "cache", "quantization", "serving"] + [f"w{i}" for i in range(400)]
+WEIGHTS = [1 / (rank + 1) for rank in range(len(WORDS))]
+
+
+def _abstract(rng: random.Random) -> str:
+    return " ".join(rng.choices(WORDS, WEIGHTS, k=rng.randint(3, 30)))
+
+
+def _edit(rng: random.Random, papers: list[Paper], serial: int) -> tuple[list[Paper], str]:
+    papers = list(papers)
+    i = rng.randrange(len(papers))
+    kind = rng.choice(["words", "words", "words", "words", "abstract", "title", "copy", "add", "remove"])
+    p = papers[i]
+    if kind == "abstract":
+        papers[i] = dataclasses.replace(p, abstract=_abstract(rng))
+    elif kind == "words":  # one word more or less: the smallest edit
+        words = p.abstract.split()
+        if words and rng.random() < 0.5:
+            words.pop(rng.randrange(len(words)))
+        else:
+            words.insert(rng.randrange(len(words) + 1), rng.choice([*WORDS, f"new{serial}"]))
+        papers[i] = dataclasses.replace(p, abstract=" ".join(words))
+    elif kind == "title":
+        papers[i] = dataclasses.replace(p, title=f"{rng.choice(WORDS)} {rng.choice(WORDS)} {serial}")
+    elif kind == "copy":  # the same words as another paper: scores tie exactly
+        papers[i] = dataclasses.replace(p, abstract=rng.choice(papers).abstract)
+    elif kind == "add":
+        papers.append(Paper(slug=f"added-{serial}", title=f"Added {serial}", abstract=_abstract(rng)))
+    elif len(papers) > 3:
+        papers.pop(i)
+    return papers, kind
+
+
+def test_incremental_related_papers_equal_a_full_computation() -> None:
+    rng = random.Random(20261123)
+    papers = [Paper(slug=f"paper-{i:03d}", title=f"{rng.choice(WORDS)} paper {i}", abstract=_abstract(rng))
+              for i in range(300)]
+    index = RelatedIndex()
+    assert index.update(papers) == related_papers(papers)
+    partial = 0
+    for serial in range(60):
+        papers, kind = _edit(rng, papers, serial)
+        if rng.random() < 0.3:  # sometimes two edits between two builds
+            papers, _ = _edit(rng, papers, serial + 1000)
+        got = index.update(papers)
+        assert got == related_papers(papers), (serial, kind)
+        partial += index.rows_recomputed < len(papers)
+    assert partial >= 20  # most edits took the incremental path
+
+
+def test_incremental_related_papers_on_the_seed_corpus() -> None:
+    """The real papers: an abstract edit recomputes few rows, and the result is exact."""
+    papers = load_corpus(ROOT / "corpus").sorted_papers()
+    index = RelatedIndex()
+    index.update(papers)
+    rng = random.Random(7)
+    for _ in range(5):
+        i = rng.randrange(len(papers))
+        papers = list(papers)
+        papers[i] = dataclasses.replace(papers[i], abstract="Edited. " + papers[i].abstract)
+        assert index.update(papers) == related_papers(papers)
+        assert index.rows_recomputed < len(papers) // 4
