@@ -211,6 +211,7 @@ def open_tab(browser: Browser, viewport: dict[str, int] = DESKTOP, **options: An
         route.fulfill(status=204, body="")
 
     context.route(lambda url: not is_local(url), offline)
+    context.add_init_script(SITEMAP_READ)
     tab.watch()
     try:
         yield tab
@@ -219,6 +220,19 @@ def open_tab(browser: Browser, viewport: dict[str, int] = DESKTOP, **options: An
 
 
 # --- page helpers ------------------------------------------------------------------------------
+
+# Material's instant navigation takes a click only once it has read sitemap.xml: a click before
+# that is a full page load. Its XML goes through DOMParser, and from there to the click handler
+# in one synchronous run, so a document that has parsed a <urlset> is ready for instant clicks.
+SITEMAP_READ = """(() => {
+  const parse = DOMParser.prototype.parseFromString;
+  DOMParser.prototype.parseFromString = function (text, type) {
+    const doc = parse.call(this, text, type);
+    if (type === "text/xml" && doc.documentElement && doc.documentElement.localName === "urlset")
+      window.__survey_sitemap_read = true;
+    return doc;
+  };
+})()"""
 
 H1_TEXT = """() => {
   const h1 = document.querySelector("article h1");
@@ -299,7 +313,9 @@ def goto(tab: Tab, url: str) -> None:
 
 
 def mark_document(page: Page) -> None:
-    """Tag the current document: the mark survives instant navigation, not a full load."""
+    """Tag the current document, once its instant navigation has read sitemap.xml and takes
+    clicks: the mark survives instant navigation, not a full load."""
+    page.wait_for_function("window.__survey_sitemap_read === true")
     page.evaluate("window.__survey_mark = true")
 
 
