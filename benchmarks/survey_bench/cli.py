@@ -98,6 +98,8 @@ def measure_corpus(work: Path, facts: dict[str, Any], args: argparse.Namespace) 
     built, build_results = full_and_floor(work, n, runs, floor_too=not args.site_only)
     result = {"size": n, "corpus": facts, **stages, **build_results}
     for measure in SITE_MEASUREMENTS:
+        if args.site_only and measure is serve_rebuild:
+            continue  # a serve edit builds the whole site again first: `--only serve` measures it
         result.update(measure(built, args))
     return result
 
@@ -121,7 +123,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="also time search in Chromium on loopback (needs /usr/bin/chromium)")
     parser.add_argument("--site-only", action="store_true",
                         help="only the full build and what is measured on its site (bytes, the "
-                             "browser): no generator stages, no floor; for 100,000 papers")
+                             "browser): no generator stages, no floor, no serve edit; for 100,000 papers")
     parser.add_argument("--only", choices=["serve"],
                         help="measure only this: 'serve', the one-paper edit under mkdocs serve "
                              "--dirty (no stages, no full or floor build; with --real, one import)")
