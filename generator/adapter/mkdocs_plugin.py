@@ -24,7 +24,7 @@ from mkdocs.structure.files import Files, InclusionLevel
 from ..core.errors import SurveyError
 from ..core.progress import Progress
 from ..corpus.check import check_corpus
-from ..corpus.store import CorpusCache
+from ..corpus.store import NO_CACHE, CorpusCache
 from ..corpus.taxonomy import Taxonomy
 from ..site.markup import compact_html, dedent_html, number_lists
 from ..site.render import NavItem, Site, template_error
@@ -92,11 +92,12 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
             if not os.path.isdir(path):
                 raise PluginError(f"survey: the {name} folder {path!r} does not exist")
         # Only `mkdocs serve` builds again; a build keeps no parsed file past on_files.
-        self.cache = _CACHES.setdefault(self.corpus_dir, CorpusCache()) if self.command == "serve" else None
+        self.cache = (_CACHES.setdefault(self.corpus_dir, CorpusCache()) if self.command == "serve"
+                      else NO_CACHE)
         try:
             tax_path = Path(self.corpus_dir) / "taxonomy.yaml"
             load = partial(Taxonomy.load, tax_path, os.path.relpath(tax_path))
-            taxonomy = self.cache.get(tax_path, load) if self.cache else load()
+            taxonomy = self.cache.get(tax_path, load)
         except SurveyError as exc:
             raise PluginError(f"survey: {exc}") from None
         self._allow_tags(config, [t.name for t in taxonomy.tags])

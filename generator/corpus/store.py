@@ -60,8 +60,18 @@ class CorpusCache:
         return value
 
 
+class NoCache(CorpusCache):
+    """Keeps nothing: each record is parsed when asked for (a process that reads the corpus once)."""
+
+    def get(self, path: Path, parse: Any) -> Any:
+        return parse()
+
+
+NO_CACHE = NoCache()
+
+
 def load_corpus(
-    root: Path | str, *, collect: list[CorpusError] | None = None, cache: CorpusCache | None = None
+    root: Path | str, *, collect: list[CorpusError] | None = None, cache: CorpusCache = NO_CACHE
 ) -> Corpus:
     """Load and validate every record. With `collect`, problems are gathered instead of raised."""
     root = Path(root)
@@ -75,8 +85,7 @@ def load_corpus(
 
     taxonomy_path = root / "taxonomy.yaml"
     try:
-        taxonomy = (cache.get(taxonomy_path, partial(Taxonomy.load, taxonomy_path, shown_path(taxonomy_path)))
-                    if cache else Taxonomy.load(taxonomy_path, shown_path(taxonomy_path)))
+        taxonomy = cache.get(taxonomy_path, partial(Taxonomy.load, taxonomy_path, shown_path(taxonomy_path)))
     except CorpusError as exc:
         if collect is None:
             raise
@@ -88,8 +97,7 @@ def load_corpus(
         for path in _yaml_files(root / kind):
             name = shown_path(path)
             try:
-                record = (cache.get(path, partial(_parse, path, name, cls)) if cache
-                          else _parse(path, name, cls))
+                record = cache.get(path, partial(_parse, path, name, cls))
             except CorpusError as exc:
                 fail(exc)
                 continue
