@@ -30,7 +30,7 @@ from ..site.markup import compact_html, dedent_html, number_lists
 from ..site.render import NavItem, Site, template_error
 from ..site.search import LIST_FOLDERS, BackgroundIndex, build_index
 from ..site.sitemaps import split_sitemap
-from .incremental import QUIET_DIRTY, GeneratedFile, Incremental, digest, tree_digest
+from .incremental import QUIET_DIRTY, GeneratedFile, Incremental, collect_garbage, digest, tree_digest
 
 log = logging.getLogger("mkdocs.plugins.survey")
 
@@ -71,12 +71,15 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
         self.background = BackgroundIndex(
             report=lambda summary: log.info(f"survey: search index written to pagefind/ {summary}"),
             fail=lambda problem: log.error(f"survey: {problem}"),
+            then=collect_garbage if self.incremental else None,
         ) if command == "serve" else None
 
     def on_shutdown(self) -> None:
         if self.background is not None:
             self.background.cancel()
             self.background = None
+        if self.incremental:
+            gc.unfreeze()  # collect_garbage froze what the serve held
         self.incremental = None
         logging.getLogger("mkdocs.commands.build").removeFilter(QUIET_DIRTY)
 
