@@ -136,10 +136,11 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
         keyed = self.incremental is not None
         # A tag listing shows the title of every page with its tag.
         tagged = digest(*(f"{p.slug}\t{p.title}\t{p.tags}" for p in site.papers)) if keyed else ""
+        hidden = sorted(files.src_uris.keys() & pages.keys())
+        if hidden:
+            raise PluginError(f"survey: docs/{hidden[0]} would hide the generated page {hidden[0]}; "
+                              f"rename or remove it")
         for path in sorted(pages):
-            if files.get_file_from_path(path) is not None:
-                raise PluginError(f"survey: docs/{path} would hide the generated page {path}; "
-                                  f"rename or remove it")
             # Paper, tag and list-part pages stay out of the navigation, which would otherwise
             # grow with the corpus on every page.
             inclusion = InclusionLevel.UNDEFINED if path in in_nav else InclusionLevel.NOT_IN_NAV
