@@ -91,6 +91,25 @@ class RenderCache:
         self.feeds: dict[str, tuple[Any, str]] = {}  # feed path -> (what it shows, Atom)
         self.bibtex: dict[str, tuple[Any, str]] = {}  # slug -> ((its facts, its key), entry)
         self.exports: Memo = {}  # slug -> (record, its JSON, its CSV line)
+        # The last build's stamp and facts, kept while the same: the keys above hold them, and
+        # compare in one step when they are the same objects (10,000 pages' keys, each build).
+        self.stamp: Any = None
+        self.facts: dict[str, tuple[Paper, tuple[Any, ...]]] = {}  # slug -> (paper, _facts)
+
+    def same_stamp(self, stamp: Any) -> Any:
+        if stamp != self.stamp:
+            self.stamp = stamp
+        return self.stamp
+
+    def facts_of(self, papers: list[Paper]) -> dict[str, tuple[Any, ...]]:
+        """Each paper's `_facts`, the last build's tuple while its record is the same object
+        (the corpus cache gives an unchanged file's record again; records are not changed)."""
+        kept, fresh = self.facts, {}
+        for p in papers:
+            hit = kept.get(p.slug)
+            fresh[p.slug] = hit if hit is not None and hit[0] is p else (p, _facts(p))
+        self.facts = fresh
+        return {slug: facts for slug, (_, facts) in fresh.items()}
 
 
 class Site:
@@ -142,8 +161,8 @@ class Site:
         # several .bib files); under serve kept across builds while the paper and its key are.
         self._bibtex: dict[str, tuple[Any, str]] = cache.bibtex if cache is not None else {}
         if cache is not None:  # what the pages kept under serve are compared by
-            self._stamp = self._paper_page_stamp()
-            self._facts = {p.slug: _facts(p) for p in self.papers}
+            self._stamp = cache.same_stamp(self._paper_page_stamp())
+            self._facts = cache.facts_of(self.papers)
             for slug, (made_from, _) in list(self._bibtex.items()):
                 if made_from != (self._facts.get(slug), self.bib_keys.get(slug)):
                     del self._bibtex[slug]
