@@ -158,12 +158,6 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
         if self.incremental:
             self.incremental.start(files, config, self._site_digest(config))
         self.files = files
-        if self.command == "build":
-            # The Site and the corpus are garbage now, but held in reference cycles (the
-            # template environment calls back into the Site) until Python's cyclic collector
-            # runs: free them before MkDocs fills that memory with 10,000 pages of HTML.
-            del site, corpus, pages, others, edit
-            gc.collect()
         # Pagefind need not read the generated lists, unless a hand-written page lives beside.
         own = {f.src_uri.split("/")[0] for f in files if f.is_documentation_page()
                and "/" in f.src_uri and not isinstance(f, GeneratedFile)}
