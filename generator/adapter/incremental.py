@@ -14,6 +14,7 @@ file by file (tests/test_serve.py builds both and compares them).
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import logging
 import os
@@ -178,6 +179,22 @@ class Incremental:
                 os.remove(path)
                 _remove_empty_parents(Path(path).parent, Path(site_dir))
         self.outputs = outputs
+
+
+def collect_garbage() -> None:
+    """Python's cyclic garbage collector, run between the rebuilds of `serve --dirty`.
+
+    A full collection scans every object the process holds: at 10,000 papers the corpus and
+    render caches and the last build's pages, about a second each time, and a rebuild started
+    one or two of them for the little garbage it makes. Run once the search index is in place
+    (in its background thread, when nothing waits for a page), a collection frees the earlier
+    builds' garbage, then freezes what is left: the next rebuild's collections scan only the
+    objects it makes. Frozen objects are still freed when nothing refers to them; the next
+    call collects those in cycles.
+    """
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()
 
 
 def _always() -> bool:
