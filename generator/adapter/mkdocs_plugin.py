@@ -185,6 +185,7 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
     @event_priority(101)  # Before the tags plugin populates its listings (at 100).
     def on_env(self, env: Any, *, config: MkDocsConfig, files: Files) -> Any:
         if self.incremental:
+            env.bytecode_cache = self.incremental.theme_code
             self.incremental.restore_pages(files, config)
             self.incremental.tags_in_order(_plugin(config, "tags"), files)
         return env
