@@ -152,7 +152,8 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
             file.edit_uri = f"../{target}" if target else None
             files.append(file)
         for path in sorted(others):
-            files.append(GeneratedFile.of(config, path, others[path], digest(others[path]) if keyed else ""))
+            key = self.incremental.page_key(path, others[path], ()) if self.incremental else ""
+            files.append(GeneratedFile.of(config, path, others[path], key))
         if self.config.nav:
             config.nav = _nav(site.nav(), config.nav)
         if self.incremental:
