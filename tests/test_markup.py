@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from conftest import ROOT
 
-from generator.corpus.export import bib_file, bibtex, bibtex_keys
+from generator.corpus.export import bibtex
 from generator.corpus.store import load_corpus
 from generator.site.markup import _TABLE, md_text
+from generator.site.render import RenderCache, Site
 
 
 def test_md_text_is_the_translation_table_for_every_character():
@@ -16,12 +19,21 @@ def test_md_text_is_the_translation_table_for_every_character():
     assert md_text("1st *x* <b>") == "&#x31;st &#x2A;x&#x2A; &#x3C;b&#x3E;"
 
 
-def test_a_bib_file_is_the_same_with_entries_made_before():
+def test_bib_files_are_the_same_with_entries_kept_from_an_earlier_build():
     corpus = load_corpus(ROOT / "corpus")
-    papers = corpus.sorted_papers()
-    keys = bibtex_keys(papers)
-    known: dict[str, str] = {}
-    first = bib_file(papers[:50], keys, "a", known=known)
-    assert first == bib_file(papers[:50], keys, "a")
-    assert known and all(known[s] == bibtex(corpus.papers[s], keys[s]) for s in known)
-    assert bib_file(papers, keys, "b", known=known) == bib_file(papers, keys, "b")
+    cache = RenderCache()
+    Site(corpus, ROOT / "templates", cache=cache).files()
+    assert cache.bibtex
+    # An entry is made again when its paper changes, or when its key does.
+    cited = sorted(cache.bibtex)
+    edited = corpus.papers[cited[0]]
+    corpus.papers[edited.slug] = replace(edited, title=edited.title + " (revised)")
+    year_of = corpus.papers[cited[1]]
+    corpus.papers[year_of.slug] = replace(year_of, date="1999-01-01")
+    again = Site(corpus, ROOT / "templates", cache=cache).files()
+    fresh = Site(corpus, ROOT / "templates").files()
+    assert {k: v for k, v in again.items() if k.endswith(".bib")} == {
+        k: v for k, v in fresh.items() if k.endswith(".bib")}
+    assert "(revised)" in again["exports/survey.bib"]
+    assert all(entry == bibtex(corpus.papers[s], Site(corpus, ROOT / "templates").bib_keys[s])
+               for s, (_, entry) in cache.bibtex.items())

@@ -4,6 +4,7 @@ writes: edits, an added paper and a removed paper, compared file by file."""
 from __future__ import annotations
 
 import filecmp
+import gc
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -41,6 +42,7 @@ def dirty_rebuild(tmp_path: Path) -> Iterator[tuple[Path, Path, Callable[..., se
         yield project, served, rebuild
     finally:
         first.plugins.on_shutdown()  # type: ignore[attr-defined]
+    assert gc.get_freeze_count() == 0  # the serve's frozen objects are the collector's again
 
 
 def _differences(clean: Path, served: Path) -> list[str]:
@@ -63,6 +65,9 @@ def test_incremental_rebuilds_equal_a_clean_build(
     papers = project / "corpus" / "papers"
     rebuild()
     assert _differences(mkdocs_build(project, tmp_path / "clean0"), served) == []
+    # Once the index is in place, the garbage is collected and what is left frozen: the next
+    # rebuild's collections scan only what it makes.
+    assert gc.get_freeze_count() > 0
 
     # An edit to one abstract: its page and the pages that quote it, nothing else.
     path = papers / "rewrite-the-stars.yaml"
@@ -124,11 +129,14 @@ def test_background_index_newest_request_wins(tmp_path: Path) -> None:
     site, reference = tmp_path / "site", tmp_path / "reference"
     reports: list[str] = []
     failures: list[str] = []
-    index = BackgroundIndex(report=reports.append, fail=failures.append)
+    afterwards: list[int] = []
+    index = BackgroundIndex(report=reports.append, fail=failures.append,
+                            then=lambda: afterwards.append(len(reports)))
     _tiny_site(site, "first words")
     index.start(site)
     assert index.wait(timeout=120)
     assert failures == [] and len(reports) == 1
+    assert afterwards == [1]  # `then` ran once the index was in place, before wait returned
     _tiny_site(site, "second words")
     index.start(site)
     _tiny_site(site, "third words")

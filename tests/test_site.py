@@ -492,6 +492,18 @@ def test_a_template_error_names_the_template(tmp_path: Path) -> None:
     assert "Traceback" not in result.stderr
 
 
+def test_a_hand_written_page_may_not_hide_a_generated_one(tmp_path: Path) -> None:
+    project = make_project(tmp_path)
+    (project / "docs" / "papers").mkdir()
+    (project / "docs" / "papers" / "rewrite-the-stars.md").write_text("# Mine\n")
+    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict"], cwd=project,
+                            capture_output=True, text=True)
+    assert result.returncode != 0
+    assert ("docs/papers/rewrite-the-stars.md would hide the generated page "
+            "papers/rewrite-the-stars.md") in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
+
+
 @pytest.mark.parametrize("page", ["index.html", "topics/serving/index.html"])
 def test_theme_has_palette_toggle_and_instant_navigation(real_site: Path, page: str) -> None:
     html = soup(real_site / page)

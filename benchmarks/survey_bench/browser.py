@@ -8,8 +8,8 @@ cache). Bytes are counted as they arrive (compressed), and uncompressed beside t
 Typing is not timed: the query is filled in at once, as soon as the page has loaded its scripts
 (DOMContentLoaded). The first result is timed in the page: a MutationObserver notes the frame
 in which the first result link is laid out, counted from the navigation's start
-(performance.now()). Playwright's own wait (`first_result_seen_s`, kept beside it) polls with a
-back-off of up to 500 ms and so reads late by up to that much.
+(performance.now()); Playwright's own wait polls with a back-off of up to 500 ms and would read
+late by up to that much.
 """
 
 from __future__ import annotations
@@ -112,14 +112,12 @@ def first_result(browser: Any, base: str, query: str) -> dict[str, float]:
         loaded = time.perf_counter() - t0
         box = page.locator("[data-survey-search] input[name=q]")
         box.fill(query)
-        page.locator(RESULT).first.wait_for(state="visible", timeout=120_000)
-        seen = time.perf_counter() - t0
         page.wait_for_function("typeof window.__firstResultAt === 'number'", timeout=120_000)
         seconds = page.evaluate("window.__firstResultAt") / 1000
         page.wait_for_load_state("networkidle")  # what the first answer asked for, all of it
         pagefind = sum(b for url, b, _ in fetched if "/pagefind/" in url)
         biggest = max(fetched, key=lambda f: f[1])
-        return {"first_result_s": seconds, "first_result_seen_s": seen, "home_loaded_s": loaded,
+        return {"first_result_s": seconds, "home_loaded_s": loaded,
                 "bytes_fetched": sum(b for _, b, _ in fetched), "pagefind_bytes_fetched": pagefind,
                 "bytes_uncompressed": sum(r for _, _, r in fetched), "requests": len(fetched),
                 "largest_fetch_bytes": biggest[1], "largest_fetch": biggest[0].rsplit("/", 2)[-1] or "/"}

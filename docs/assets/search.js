@@ -1,10 +1,11 @@
 // Search with Pagefind (https://pagefind.app): the header's box answers as you type, the search
 // page (search/) adds filters by topic, tag, year and listing, kept in its URL. The index lives in
 // pagefind/ at the site root and is fetched in small pieces, only those a query needs.
-// Pagefind's script, its WebAssembly and the index's meta file load before the first query: at
-// once on the pages a reader comes to search from (the theme marks them with a modulepreload of
-// pagefind.js: the home page and the search page), elsewhere as soon as the reader reaches for
-// the search box (pointer, touch, focus, or the / and s keys). A query never waits for more.
+// Pagefind's script, its WebAssembly and the index's meta file load before the first query: on
+// the pages a reader comes to search from (the home page and the search page) the theme starts
+// them from the page's head (templates/theme/main.html) and this script takes the same module
+// over; elsewhere they load as soon as the reader reaches for the search box (pointer, touch,
+// focus, or the / and s keys). A query never waits for more.
 // Corpus text is shown with textContent; only Pagefind's <mark> survives from an excerpt.
 (function () {
   "use strict";

@@ -24,13 +24,13 @@ from mkdocs.structure.files import Files, InclusionLevel
 from ..core.errors import SurveyError
 from ..core.progress import Progress
 from ..corpus.check import check_corpus
-from ..corpus.store import CorpusCache
+from ..corpus.store import NO_CACHE, CorpusCache
 from ..corpus.taxonomy import Taxonomy
 from ..site.markup import compact_html, dedent_html, number_lists
 from ..site.render import NavItem, Site, template_error
 from ..site.search import LIST_FOLDERS, BackgroundIndex, build_index
 from ..site.sitemaps import split_sitemap
-from .incremental import QUIET_DIRTY, GeneratedFile, Incremental, digest, tree_digest
+from .incremental import QUIET_DIRTY, GeneratedFile, Incremental, collect_garbage, digest, tree_digest
 
 log = logging.getLogger("mkdocs.plugins.survey")
 
@@ -71,12 +71,15 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
         self.background = BackgroundIndex(
             report=lambda summary: log.info(f"survey: search index written to pagefind/ {summary}"),
             fail=lambda problem: log.error(f"survey: {problem}"),
+            then=collect_garbage if self.incremental else None,
         ) if command == "serve" else None
 
     def on_shutdown(self) -> None:
         if self.background is not None:
             self.background.cancel()
             self.background = None
+        if self.incremental:
+            gc.unfreeze()  # collect_garbage froze what the serve held
         self.incremental = None
         logging.getLogger("mkdocs.commands.build").removeFilter(QUIET_DIRTY)
 
@@ -92,11 +95,12 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
             if not os.path.isdir(path):
                 raise PluginError(f"survey: the {name} folder {path!r} does not exist")
         # Only `mkdocs serve` builds again; a build keeps no parsed file past on_files.
-        self.cache = _CACHES.setdefault(self.corpus_dir, CorpusCache()) if self.command == "serve" else None
+        self.cache = (_CACHES.setdefault(self.corpus_dir, CorpusCache()) if self.command == "serve"
+                      else NO_CACHE)
         try:
             tax_path = Path(self.corpus_dir) / "taxonomy.yaml"
             load = partial(Taxonomy.load, tax_path, os.path.relpath(tax_path))
-            taxonomy = self.cache.get(tax_path, load) if self.cache else load()
+            taxonomy = self.cache.get(tax_path, load)
         except SurveyError as exc:
             raise PluginError(f"survey: {exc}") from None
         self._allow_tags(config, [t.name for t in taxonomy.tags])
@@ -132,10 +136,11 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
         keyed = self.incremental is not None
         # A tag listing shows the title of every page with its tag.
         tagged = digest(*(f"{p.slug}\t{p.title}\t{p.tags}" for p in site.papers)) if keyed else ""
+        hidden = sorted(files.src_uris.keys() & pages.keys())
+        if hidden:
+            raise PluginError(f"survey: docs/{hidden[0]} would hide the generated page {hidden[0]}; "
+                              f"rename or remove it")
         for path in sorted(pages):
-            if files.get_file_from_path(path) is not None:
-                raise PluginError(f"survey: docs/{path} would hide the generated page {path}; "
-                                  f"rename or remove it")
             # Paper, tag and list-part pages stay out of the navigation, which would otherwise
             # grow with the corpus on every page.
             inclusion = InclusionLevel.UNDEFINED if path in in_nav else InclusionLevel.NOT_IN_NAV
@@ -147,18 +152,13 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
             file.edit_uri = f"../{target}" if target else None
             files.append(file)
         for path in sorted(others):
-            files.append(GeneratedFile.of(config, path, others[path], digest(others[path]) if keyed else ""))
+            key = self.incremental.page_key(path, others[path], ()) if self.incremental else ""
+            files.append(GeneratedFile.of(config, path, others[path], key))
         if self.config.nav:
             config.nav = _nav(site.nav(), config.nav)
         if self.incremental:
             self.incremental.start(files, config, self._site_digest(config))
         self.files = files
-        if self.command == "build":
-            # The Site and the corpus are garbage now, but held in reference cycles (the
-            # template environment calls back into the Site) until Python's cyclic collector
-            # runs: free them before MkDocs fills that memory with 10,000 pages of HTML.
-            del site, corpus, pages, others, edit
-            gc.collect()
         # Pagefind need not read the generated lists, unless a hand-written page lives beside.
         own = {f.src_uri.split("/")[0] for f in files if f.is_documentation_page()
                and "/" in f.src_uri and not isinstance(f, GeneratedFile)}
@@ -186,6 +186,7 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
     @event_priority(101)  # Before the tags plugin populates its listings (at 100).
     def on_env(self, env: Any, *, config: MkDocsConfig, files: Files) -> Any:
         if self.incremental:
+            env.bytecode_cache = self.incremental.theme_code
             self.incremental.restore_pages(files, config)
             self.incremental.tags_in_order(_plugin(config, "tags"), files)
         return env

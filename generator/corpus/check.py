@@ -7,10 +7,10 @@ from pathlib import Path
 
 from ..core.errors import CorpusError
 from ..core.text import match_key
-from .store import Corpus, CorpusCache, load_corpus, shown_path
+from .store import NO_CACHE, Corpus, CorpusCache, load_corpus, shown_path
 
 
-def check_corpus(root: Path, cache: CorpusCache | None = None) -> tuple[Corpus, list[CorpusError]]:
+def check_corpus(root: Path, cache: CorpusCache = NO_CACHE) -> tuple[Corpus, list[CorpusError]]:
     problems: list[CorpusError] = []
     corpus = load_corpus(root, collect=problems, cache=cache)
     problems += vocabulary_problems(corpus)

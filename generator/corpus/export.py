@@ -7,7 +7,7 @@ import io
 import json
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from .model import LINK_KINDS, Paper
@@ -184,22 +184,14 @@ def bibtex(paper: Paper, key: str | None = None) -> str | None:
     return f"@misc{{{key or _base_key(paper)},\n{body}\n}}"
 
 
-def bib_file(papers: Iterable[Paper], keys: dict[str, str], title: str,
-             known: dict[str, str] | None = None) -> str:
+def bib_file(papers: Iterable[Paper], title: str, entry: Callable[[Paper], str | None]) -> str:
     """One .bib file: a comment naming what it holds, then the entries of the citable papers.
 
-    `known` maps slugs to entries already made (a site writes each paper in several files)
-    and gains the ones made here.
+    `entry` gives a paper's entry, or None when it cannot be cited (a site makes each entry
+    once, and cites it in several files).
     """
     papers = list(papers)
-    known = {} if known is None else known
-    entries = []
-    for p in papers:
-        if p.slug in keys:
-            entry = known.get(p.slug)
-            if entry is None:
-                entry = known[p.slug] = bibtex(p, keys[p.slug]) or ""
-            entries.append(entry)
+    entries = [e for e in map(entry, papers) if e is not None]
     title = title.replace("@", " at ")  # an @ outside an entry would start one
     head = f"% {title}: {len(entries)} of {len(papers)} papers have enough metadata to cite.\n"
-    return head + "".join(f"\n{entry}\n" for entry in entries)
+    return head + "".join(f"\n{e}\n" for e in entries)

@@ -89,8 +89,27 @@ class RenderCache:
         self.list_pages: dict[str, tuple[Any, str]] = {}  # path -> (what it shows, Markdown)
         self.envs: dict[str, jinja2.Environment] = {}  # templates folder -> its environment
         self.feeds: dict[str, tuple[Any, str]] = {}  # feed path -> (what it shows, Atom)
-        self.bibtex: dict[str, tuple[Any, str]] = {}  # slug -> (paper and key, entry)
+        self.bibtex: dict[str, tuple[Any, str]] = {}  # slug -> ((its facts, its key), entry)
         self.exports: Memo = {}  # slug -> (record, its JSON, its CSV line)
+        # The last build's stamp and facts, kept while the same: the keys above hold them, and
+        # compare in one step when they are the same objects (10,000 pages' keys, each build).
+        self.stamp: Any = None
+        self.facts: dict[str, tuple[Paper, tuple[Any, ...]]] = {}  # slug -> (paper, _facts)
+
+    def same_stamp(self, stamp: Any) -> Any:
+        if stamp != self.stamp:
+            self.stamp = stamp
+        return self.stamp
+
+    def facts_of(self, papers: list[Paper]) -> dict[str, tuple[Any, ...]]:
+        """Each paper's `_facts`, the last build's tuple while its record is the same object
+        (the corpus cache gives an unchanged file's record again; records are not changed)."""
+        kept, fresh = self.facts, {}
+        for p in papers:
+            hit = kept.get(p.slug)
+            fresh[p.slug] = hit if hit is not None and hit[0] is p else (p, _facts(p))
+        self.facts = fresh
+        return {slug: facts for slug, (_, facts) in fresh.items()}
 
 
 class Site:
@@ -137,15 +156,16 @@ class Site:
         self.related = self._related_papers()
         self.bib_keys = bibtex_keys(self.papers)
         self._items: dict[tuple[str, str | None], str] = {}
-        self._bibtex: dict[str, str] = {}  # each citable paper's entry, made once
         self._parts: Any = None  # _parts.md.j2, for its item macro
+        # Each citable paper's BibTeX entry, made once (a paper is cited on its page and in
+        # several .bib files); under serve kept across builds while the paper and its key are.
+        self._bibtex: dict[str, tuple[Any, str]] = cache.bibtex if cache is not None else {}
         if cache is not None:  # what the pages kept under serve are compared by
-            self._stamp = self._paper_page_stamp()
-            self._facts = {p.slug: _facts(p) for p in self.papers}
-            for slug, key in self.bib_keys.items():  # the entries of papers that did not change
-                hit = cache.bibtex.get(slug)
-                if hit is not None and hit[0] == (self._facts[slug], key):
-                    self._bibtex[slug] = hit[1]
+            self._stamp = cache.same_stamp(self._paper_page_stamp())
+            self._facts = cache.facts_of(self.papers)
+            for slug, (made_from, _) in list(self._bibtex.items()):
+                if made_from != (self._facts.get(slug), self.bib_keys.get(slug)):
+                    del self._bibtex[slug]
 
     def _related_papers(self) -> dict[str, list[str]]:
         cache = self.cache
@@ -253,10 +273,11 @@ class Site:
         key = self.bib_keys.get(paper.slug)
         if key is None:
             return bibtex(paper, None)
-        entry = self._bibtex.get(paper.slug)
-        if entry is None:
-            entry = self._bibtex[paper.slug] = bibtex(paper, key) or ""
-        return entry
+        hit = self._bibtex.get(paper.slug)
+        if hit is None:
+            made_from = (self._facts[paper.slug], key) if self.cache is not None else None
+            hit = self._bibtex[paper.slug] = (made_from, bibtex(paper, key) or "")
+        return hit[1]
 
     def item(self, paper: Paper, current_topic: str | None, prefix: str) -> Markup:
         """One paper's entry in a topic or tag list: `_parts.md.j2`'s `item` macro.
@@ -313,7 +334,7 @@ class Site:
             out[f"feed-{tag.id}.xml"] = feed(
                 title=f"{self.name}: tag {tag.name}", feed_path=f"feed-{tag.id}.xml",
                 page_path=f"tags/{tag.id}/", papers=self.by_tag[tag.id])
-        bib = partial(bib_file, keys=self.bib_keys, known=self._bibtex)
+        bib = partial(bib_file, entry=self.bibtex)
         out["exports/survey.bib"] = bib(self.papers, title=self.name)
         for topic in self.topics:
             out[f"exports/topics/{topic.id}.bib"] = bib(self.by_topic[topic.id],
@@ -324,8 +345,6 @@ class Site:
             papers = [self.corpus.papers[s] for s in dict.fromkeys(e.paper for e in listing.entries)]
             out[f"exports/listings/{listing.slug}.bib"] = bib(papers, title=f"{self.name}: {listing.name}")
         if self.cache is not None:
-            self.cache.bibtex = {slug: ((self._facts[slug], self.bib_keys[slug]), entry)
-                                 for slug, entry in self._bibtex.items()}
             out["exports/papers.json"], out["exports/papers.csv"] = exports(self.corpus, self.cache.exports)
         else:
             out["exports/papers.json"], out["exports/papers.csv"] = to_json(self.corpus), to_csv(self.corpus)

@@ -94,11 +94,13 @@ class BackgroundIndex:
     Pagefind (1.x) has no incremental mode: each run indexes the whole site, into a fresh
     folder that then replaces `site_dir/pagefind/` in one rename. The newest request wins:
     `start` and `cancel` stop a run still going (its process is killed and its folder removed),
-    so an index never mixes two builds' pages. `wait` is the state a caller can wait for.
+    so an index never mixes two builds' pages. `wait` is the state a caller can wait for; it
+    includes `then`, run in the background thread once an index is in place.
     """
 
-    def __init__(self, report: Callable[[str], None], fail: Callable[[str], None]) -> None:
-        self.report, self.fail = report, fail
+    def __init__(self, report: Callable[[str], None], fail: Callable[[str], None],
+                 then: Callable[[], None] | None = None) -> None:
+        self.report, self.fail, self.then = report, fail, then  # then: after an index is in place
         self._lock = threading.Lock()
         self._generation = 0
         self._proc: subprocess.Popen[str] | None = None
@@ -160,6 +162,8 @@ class BackgroundIndex:
                 _swap(output, site_dir / OUTPUT)
             self.report(f"in {time.perf_counter() - started:.2f} s, in the background: "
                         + "; ".join(lines))
+            if self.then is not None:
+                self.then()
         except (SurveyError, OSError) as exc:
             if self._current(generation):
                 self.fail(str(exc))
