@@ -597,6 +597,7 @@ def test_a_filter_narrows_the_results_and_its_url_reloads_the_view(site_base: st
     tab, page = desktop, desktop.page
     goto(tab, site_base + "search/?q=pipeline")
     page.locator(".survey-result__link").first.wait_for()
+    page.locator(".survey-facet__count").first.wait_for()  # counts come after the results
     everything = result_count(page)
     serving = page.locator(".survey-facet input[name=topic][value=Serving]")
     expected = int(serving.locator("xpath=following-sibling::span[2]").inner_text())
@@ -618,7 +619,8 @@ def test_a_filter_narrows_the_results_and_its_url_reloads_the_view(site_base: st
     goto(tab, site_base + "search/?topic=Kernels")
     page.locator(".survey-result__link").first.wait_for()
     assert result_count(page) == len([p for p in CORPUS_PAPERS if "kernels" in p.topics])
-    assert page.locator(".survey-facet__count").count() > 4
+    # the search page draws the results first and the facet counts after them
+    page.wait_for_function("document.querySelectorAll('.survey-facet__count').length > 4")
     tab.assert_clean()
 
 
