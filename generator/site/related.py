@@ -146,11 +146,9 @@ class RelatedIndex:
         slugs, min_score = self.slugs, self.min_score
         ranked = sorted((cs for cs in scored if cs[0] != i and cs[1] >= min_score),
                         key=lambda cs: (-round(cs[1], 9), slugs[cs[0]]))[:self.k]
-        self.best[i] = -1
-        self.best_scores[i] = np.nan
-        for place, (c, score) in enumerate(ranked):
-            self.best[i, place] = c
-            self.best_scores[i, place] = score
+        gap = self.k - len(ranked)  # the row in two assignments, not one per place
+        self.best[i] = [c for c, _ in ranked] + [-1] * gap
+        self.best_scores[i] = [score for _, score in ranked] + [np.nan] * gap
 
     def _listed(self, i: int) -> list[str]:
         return [self.slugs[c] for c in self.best[i] if c >= 0]
