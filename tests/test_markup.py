@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from conftest import ROOT
 
 from generator.corpus.export import bibtex
 from generator.corpus.store import load_corpus
-from generator.site.markup import _TABLE, md_text
+from generator.site.markup import _KEEP, _TABLE, compact_html, md_text
 from generator.site.render import RenderCache, Site
 
 
@@ -17,6 +18,18 @@ def test_md_text_is_the_translation_table_for_every_character():
     assert md_text(every) == every.translate(_TABLE)
     assert md_text("") == ""
     assert md_text("1st *x* <b>") == "&#x31;st &#x2A;x&#x2A; &#x3C;b&#x3E;"
+
+
+def test_compact_html_is_the_plain_substitution_for_every_reference():
+    def plain(match: re.Match[str]) -> str:  # what compact_html did with a function per reference
+        code = int(match.group(1), 16)
+        return match.group(0) if code in _KEEP or code < 32 else chr(code)
+
+    refs = "".join(f"&#x{c:X}; &#x{c:02X};&#x{c:x};&#{c};" for c in range(0x110))
+    every = f"<p>{refs}&#x;&#x2C &#x12345;&amp;#x2C;{md_text(chr(0x202E) + 'a, b. 1 < 2')}</p>"
+    assert compact_html(every) == re.sub(r"&#x([0-9A-F]{1,2});", plain, every)
+    assert compact_html("") == ""
+    assert compact_html(md_text("x, <y> & 'z'")) == "x, &#x3C;y&#x3E; &#x26; &#x27;z&#x27;"
 
 
 def test_bib_files_are_the_same_with_entries_kept_from_an_earlier_build():

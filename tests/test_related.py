@@ -76,3 +76,29 @@ def test_incremental_related_papers_on_the_seed_corpus() -> None:
         papers[i] = dataclasses.replace(papers[i], abstract="Edited. " + papers[i].abstract)
         assert index.update(papers) == related_papers(papers)
         assert index.rows_recomputed < len(papers) // 4
+
+
+def _every_score(papers: list[Paper], k: int = 5, min_score: float = 0.05) -> dict[str, list[str]]:
+    """The plain definition: every pair's score from the dense matrix, the top k by score
+    rounded to 9 digits, then slug; the fast path looks only at papers that share a word."""
+    index = RelatedIndex(k, min_score)
+    index.update(papers)
+    scores = (index.matrix @ index.transposed).toarray()
+    slugs = index.slugs
+    out = {}
+    for i, row in enumerate(scores):
+        ranked = sorted((j for j in range(len(slugs)) if j != i and row[j] >= min_score),
+                        key=lambda j: (-round(float(row[j]), 9), slugs[j]))
+        out[slugs[i]] = [slugs[j] for j in ranked[:k]]
+    return out
+
+
+def test_related_papers_are_the_top_of_every_score() -> None:
+    rng = random.Random(11)
+    papers = [Paper(slug=f"paper-{i:03d}", title=f"{rng.choice(WORDS)} paper {i}", abstract=_abstract(rng))
+              for i in range(200)]
+    papers += [dataclasses.replace(p, slug=f"copy-{p.slug}") for p in papers[:20]]  # exact ties
+    for k, min_score in ((5, 0.05), (1, 0.05), (12, 0.2), (3, 1e-9)):
+        assert related_papers(papers, k, min_score) == _every_score(papers, k, min_score)
+    seed = load_corpus(ROOT / "corpus").sorted_papers()
+    assert related_papers(seed) == _every_score(seed)

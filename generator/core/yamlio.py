@@ -45,6 +45,47 @@ def _no_duplicate_keys(loader: Any, node: yaml.MappingNode, deep: bool = False) 
 
 TextLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _no_duplicate_keys)
 
+_STR, _SEQ, _MAP = "tag:yaml.org,2002:str", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"
+
+
+class _Slow(Exception):
+    """The document has something the fast path leaves to PyYAML's constructor."""
+
+
+def _plain_data(loader: Any, node: yaml.Node, seen: set[int]) -> Any:
+    """The data of a document of text, lists and mappings with text keys, as PyYAML's
+    constructor would build it, without its bookkeeping per node (half the time of a load)."""
+    kind = node.__class__
+    if kind is yaml.ScalarNode:
+        return node.value if node.tag == _STR else loader.construct_object(node)
+    if id(node) in seen:  # an alias of a list or mapping: PyYAML shares one object
+        raise _Slow
+    seen.add(id(node))
+    if kind is yaml.SequenceNode and node.tag == _SEQ:
+        return [_plain_data(loader, item, seen) for item in node.value]
+    if kind is yaml.MappingNode and node.tag == _MAP:
+        out = {}
+        for key, value in node.value:
+            if key.__class__ is not yaml.ScalarNode or key.tag != _STR:
+                raise _Slow
+            out[key.value] = _plain_data(loader, value, seen)
+        if len(out) != len(node.value):  # a key twice: PyYAML's path names it
+            raise _Slow
+        return out
+    raise _Slow
+
+
+def _construct_document(loader: Any, node: yaml.Node) -> Any:
+    try:
+        return _plain_data(loader, node, set())
+    except Exception:  # whatever it is, PyYAML's own path says it, and the same way
+        loader.constructed_objects, loader.recursive_objects = {}, {}
+        loader.state_generators, loader.deep_construct = [], False
+        return yaml.constructor.BaseConstructor.construct_document(loader, node)
+
+
+TextLoader.construct_document = _construct_document
+
 
 class CanonicalDumper(_BaseDumper):  # type: ignore[misc]
     """Long one-line texts are folded (`>-`) so they stay readable and diff well."""

@@ -94,9 +94,13 @@ def load_corpus(
     corpus = Corpus(root=root, taxonomy=taxonomy)
 
     for kind, cls, target in (("papers", Paper, corpus.papers), ("listings", Listing, corpus.listings)):
+        # Each file's name as messages show it, from its folder's: one relpath for the folder
+        # instead of one for each of 10,000 files (a third of a second).
+        folder = shown_path(root / kind)
         for path in _yaml_files(root / kind):
             try:
-                record = cache.get(path, partial(_parse, path, cls))
+                name = os.path.normpath(os.path.join(folder, path.name))
+                record = cache.get(path, partial(_parse, path, cls, name))
             except CorpusError as exc:
                 fail(exc)
                 continue
@@ -109,8 +113,7 @@ def load_corpus(
     return corpus
 
 
-def _parse(path: Path, cls: Any) -> Any:
-    name = shown_path(path)  # only for messages: a relpath for each of 10,000 files adds up
+def _parse(path: Path, cls: Any, name: str) -> Any:
     return cls.from_dict(load_yaml(read_text(path, name), name), name)
 
 

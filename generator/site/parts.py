@@ -63,8 +63,21 @@ def part_path(base: str, number: int) -> str:
     return f"{base}.md" if number == 1 else f"{base}/{number}.md"
 
 
+_UNCLEAN = frozenset(("", ".", ".."))
+
+
 def relative(from_path: str, to_path: str) -> str:
     """A link from one generated Markdown page to another (MkDocs resolves it to the URL)."""
+    start, target = from_path.split("/")[:-1], to_path.split("/")
+    if _UNCLEAN.isdisjoint(start) and _UNCLEAN.isdisjoint(target):
+        # posixpath.relpath of two clean relative paths, without its abspath of each (a fifth
+        # of the list pages' time at 10,000 papers): drop the common folders, go up the rest.
+        common = 0
+        for a, b in zip(start, target, strict=False):
+            if a != b:
+                break
+            common += 1
+        return "/".join([".."] * (len(start) - common) + target[common:]) or "."
     return posixpath.relpath(to_path, posixpath.dirname(from_path) or ".")
 
 

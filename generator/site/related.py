@@ -64,6 +64,8 @@ class RelatedIndex:
     """
 
     def __init__(self, k: int = 5, min_score: float = 0.05) -> None:
+        if min_score <= 0:  # _compute_rows looks only at the papers sharing a word
+            raise ValueError("min_score must be above 0")
         self.k, self.min_score = k, min_score
         self.slugs: list[str] = []
         self.keys: list[tuple[Any, ...]] = []
@@ -117,33 +119,36 @@ class RelatedIndex:
 
     def _compute_rows(self, rows: np.ndarray) -> None:
         """Each row's top k against every paper, from its scores."""
-        n, take = len(self.slugs), min(self.k, len(self.slugs) - 1)
+        take = min(self.k, len(self.slugs) - 1)
         for start in range(0, len(rows), BLOCK):
             block = rows[start:start + BLOCK]
-            scores = (self.matrix[block] @ self.transposed).toarray()
-            scores[np.arange(len(block)), block] = -1.0  # not related to itself
-            if n - 1 > take:
-                # The take-th best score; anything that can rank in the top k (the order is by
-                # the score rounded to 9 digits, then by slug) is within 1e-9 of it or above.
-                kth = -np.partition(-scores, take - 1, axis=1)[:, take - 1]
-                floor = np.maximum(kth - 1e-8, self.min_score)
-            else:
-                floor = np.full(len(block), self.min_score)
+            # The scores stay sparse: only papers sharing a word score above 0, and none of the
+            # others can be related (min_score > 0).
+            scores = (self.matrix[block] @ self.transposed).tocsr()
+            indptr, indices, data = scores.indptr, scores.indices, scores.data
+            data[indices == np.repeat(block, np.diff(indptr))] = -1.0  # not related to itself
             for offset, i in enumerate(block):
-                row = scores[offset]
-                candidates = np.flatnonzero(row >= floor[offset])
-                self._keep(int(i), [(int(c), float(row[c])) for c in candidates])
+                lo, hi = indptr[offset], indptr[offset + 1]
+                cols, row = indices[lo:hi], data[lo:hi]
+                floor = self.min_score
+                if 0 < take < len(row):
+                    # The take-th best score; anything that can rank in the top k (the order is
+                    # by the score rounded to 9 digits, then by slug) is within 1e-9 of it or
+                    # above. (Of these scores; the zeros left out can only lower it.)
+                    kth = np.partition(row, len(row) - take)[len(row) - take]
+                    floor = max(kth - 1e-8, floor)
+                keep = row >= floor
+                self._keep(int(i), [(int(c), float(score)) for c, score in
+                                    zip(cols[keep], row[keep], strict=True)])
 
     def _keep(self, i: int, scored: list[tuple[int, float]]) -> None:
         """Row i's top k of these (column, score) pairs."""
         slugs, min_score = self.slugs, self.min_score
         ranked = sorted((cs for cs in scored if cs[0] != i and cs[1] >= min_score),
                         key=lambda cs: (-round(cs[1], 9), slugs[cs[0]]))[:self.k]
-        self.best[i] = -1
-        self.best_scores[i] = np.nan
-        for place, (c, score) in enumerate(ranked):
-            self.best[i, place] = c
-            self.best_scores[i, place] = score
+        gap = self.k - len(ranked)  # the row in two assignments, not one per place
+        self.best[i] = [c for c, _ in ranked] + [-1] * gap
+        self.best_scores[i] = [score for _, score in ranked] + [np.nan] * gap
 
     def _listed(self, i: int) -> list[str]:
         return [self.slugs[c] for c in self.best[i] if c >= 0]

@@ -50,10 +50,15 @@ class NavItem:
 _YAML_UNSAFE = re.compile("[\u0080-\u009f\u2028\u2029\ufeff]")
 
 
+# What json.dumps(value, ensure_ascii=False) writes for a string, without the JSONEncoder it
+# makes for each call with that option (55,000 calls at 3,000 papers).
+_json_string = json.encoder.encode_basestring  # type: ignore[attr-defined]
+
+
 def _yaml_text(value: str) -> str:
     """A double-quoted YAML scalar. JSON's string syntax is YAML's, and far faster to write
     than PyYAML's emitter (a tenth of the render time at 10,000 papers)."""
-    quoted = json.dumps(value, ensure_ascii=False)
+    quoted = _json_string(value)
     return _YAML_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", quoted)
 
 
@@ -140,6 +145,9 @@ class Site:
         self.env.globals.update(front_matter=self._front_matter, search_url=_search_url)
         tax = corpus.taxonomy
         self.topics: list[Topic] = [*tax.topics, OTHER_TOPIC]
+        self._topic_names: dict[str, str] = {}
+        for t in self.topics:  # the first topic of an id names it
+            self._topic_names.setdefault(t.id, t.name)
         self.tags: dict[str, Tag] = {t.id: t for t in tax.tags}
         self.papers = corpus.sorted_papers()
         self.listings = corpus.sorted_listings()
@@ -155,6 +163,11 @@ class Site:
             papers.sort(key=title_order)
         self.related = self._related_papers()
         self.bib_keys = bibtex_keys(self.papers)
+        # Every part of a topic or tag page shows the count of its whole list (not changed
+        # after this point): 2,000 parts at 10,000 papers, each counting up to 3,000 papers.
+        self._citable: dict[int, tuple[list[Paper], int]] = {}
+        for papers in (self.papers, *self.by_topic.values(), *self.by_tag.values()):
+            self._citable[id(papers)] = (papers, sum(p.slug in self.bib_keys for p in papers))
         self._items: dict[tuple[str, str | None], str] = {}
         self._parts: Any = None  # _parts.md.j2, for its item macro
         # Each citable paper's BibTeX entry, made once (a paper is cited on its page and in
@@ -194,10 +207,14 @@ class Site:
         for listing in self.listings:
             rows = self._listing_rows(listing)
             whole = self._listing_key(listing, rows) if cache is not None else None
+            # What every part says of the whole listing, counted once rather than on each part.
+            shared = sum(1 for r in rows if r["elsewhere"])
+            citable = self.citable(self._listed_papers(rows))
             for part in split(rows, f"listings/{listing.slug}"):
                 out[part.path] = self._cached(
                     part.path, partial(self._listing_part_key, whole, part),
-                    partial(render, "listing.md.j2", listing=listing, part=part, rows=rows))
+                    partial(render, "listing.md.j2", listing=listing, part=part, rows=rows,
+                            shared=shared, citable=citable))
         out["statistics.md"] = render("statistics.md.j2", stats=self.statistics())
         out["search.md"] = render("search.md.j2")
         out["tags/index.md"] = render("tags.md.j2")
@@ -249,9 +266,14 @@ class Site:
 
     def _listing_key(self, listing: Listing, rows: list[dict[str, Any]]) -> Any:
         """What every part of a listing's page shows of the listing as a whole."""
-        unique = list({r["paper"].slug: r["paper"] for r in rows}.values())
         return (listing.slug, listing.name, listing.description, listing.origin, listing.source,
-                listing.date, len(rows), sum(1 for r in rows if r["elsewhere"]), self.citable(unique))
+                listing.date, len(rows), sum(1 for r in rows if r["elsewhere"]),
+                self.citable(self._listed_papers(rows)))
+
+    @staticmethod
+    def _listed_papers(rows: list[dict[str, Any]]) -> list[Paper]:
+        """The papers of a listing's rows, each once."""
+        return list({r["paper"].slug: r["paper"] for r in rows}.values())
 
     def _paper_page_stamp(self) -> tuple[Any, ...]:
         templates = []
@@ -384,10 +406,13 @@ class Site:
 
     def citable(self, papers: list[Paper]) -> int:
         """How many of these papers have a BibTeX entry."""
+        hit = self._citable.get(id(papers))
+        if hit is not None and hit[0] is papers:  # a topic's or tag's list, counted once
+            return hit[1]
         return sum(p.slug in self.bib_keys for p in papers)
 
     def topic_name(self, topic_id: str) -> str:
-        return next(t.name for t in self.topics if t.id == topic_id)
+        return self._topic_names[topic_id]
 
     def topic_names(self, topic_ids: list[str]) -> list[str]:
         return [self.topic_name(t) for t in topic_ids] or ["Other"]
