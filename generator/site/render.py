@@ -206,10 +206,10 @@ class Site:
         out["listings/index.md"] = render("listings.md.j2")
         for listing in self.listings:
             rows = self._listing_rows(listing)
-            whole = self._listing_key(listing, rows) if cache is not None else None
             # What every part says of the whole listing, counted once rather than on each part.
             shared = sum(1 for r in rows if r["elsewhere"])
             citable = self.citable(self._listed_papers(rows))
+            whole = self._listing_key(listing, rows, shared, citable) if cache is not None else None
             for part in split(rows, f"listings/{listing.slug}"):
                 out[part.path] = self._cached(
                     part.path, partial(self._listing_part_key, whole, part),
@@ -264,11 +264,11 @@ class Site:
         self.cache.list_pages[path] = (shown, text)
         return text
 
-    def _listing_key(self, listing: Listing, rows: list[dict[str, Any]]) -> Any:
+    def _listing_key(self, listing: Listing, rows: list[dict[str, Any]], shared: int,
+                     citable: int) -> Any:
         """What every part of a listing's page shows of the listing as a whole."""
         return (listing.slug, listing.name, listing.description, listing.origin, listing.source,
-                listing.date, len(rows), sum(1 for r in rows if r["elsewhere"]),
-                self.citable(self._listed_papers(rows)))
+                listing.date, len(rows), shared, citable)
 
     @staticmethod
     def _listed_papers(rows: list[dict[str, Any]]) -> list[Paper]:
