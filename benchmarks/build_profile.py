@@ -14,6 +14,7 @@ with the page events) and `_build_page` (the theme's template) for paper pages, 
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 import os
 import resource
@@ -38,7 +39,7 @@ def main() -> None:
     from mkdocs.config import load_config
 
     spent: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0.0, 0.0, 0])
-    stages: list[tuple[str, float, float, float, float]] = []
+    stages: list[tuple[str, float, float, float, float, int]] = []
 
     def charge(key: tuple[str, str], wall: float, cpu: float) -> None:
         row = spent[key]
@@ -59,7 +60,8 @@ def main() -> None:
             with open("/proc/self/statm") as fh:
                 now_mb = int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
             stages.append((name, time.perf_counter() - wall0, time.process_time() - cpu0, now_mb,
-                           resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024))
+                           resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                           len(gc.get_objects())))
         return item
 
     plugins.PluginCollection.run_event = run_event  # type: ignore[method-assign]
@@ -80,6 +82,19 @@ def main() -> None:
 
         setattr(build, name, timed)
 
+    collections: dict[int, list[float]] = defaultdict(lambda: [0.0, 0.0, 0])  # generation -> time
+    started: list[float] = []
+
+    def on_gc(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            started[:] = [time.perf_counter(), time.process_time()]
+        elif started:
+            row = collections[info["generation"]]
+            row[0] += time.perf_counter() - started[0]
+            row[1] += time.process_time() - started[1]
+            row[2] += 1
+
+    gc.callbacks.append(on_gc)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
     config = load_config(site_dir=str(site_dir))
     config.plugins.on_startup(command="build", dirty=False)
@@ -100,13 +115,15 @@ def main() -> None:
     print(f"wall {time.perf_counter() - wall0:.2f} s; CPU {me.ru_utime + me.ru_stime:.2f} s, children "
           f"{kids.ru_utime + kids.ru_stime:.2f} s; peak {me.ru_maxrss / 1024:.0f} MB, "
           f"children's peak {kids.ru_maxrss / 1024:.0f} MB")
-    print("after each stage: wall s, CPU s, resident MB, peak MB")
-    for name, wall, cpu, now_mb, peak_mb in stages:
-        print(f"  {name:<11} {wall:8.2f} {cpu:8.2f} {now_mb:7.0f} {peak_mb:7.0f}")
+    print("after each stage: wall s, CPU s, resident MB, peak MB, objects the collector tracks")
+    for name, wall, cpu, now_mb, peak_mb, objects in stages:
+        print(f"  {name:<11} {wall:8.2f} {cpu:8.2f} {now_mb:7.0f} {peak_mb:7.0f} {objects:10d}")
     print("what            by               wall s    CPU s   calls")
     for (what, who), (wall, cpu, calls) in sorted(spent.items(), key=lambda kv: -kv[1][1]):
         if wall >= 0.05:
             print(f"  {what:<14} {who:<14} {wall:8.2f} {cpu:8.2f} {int(calls):7d}")
+    for generation, (wall, cpu, calls) in sorted(collections.items()):
+        print(f"  {'gc':<14} {f'generation {generation}':<14} {wall:8.2f} {cpu:8.2f} {int(calls):7d}")
 
 
 if __name__ == "__main__":
