@@ -4,12 +4,17 @@ incremental computation gives exactly what a full computation of the same corpus
 from __future__ import annotations
 
 import dataclasses
+import math
 import random
+from collections import Counter
 
+import numpy as np
 from conftest import ROOT
+from scipy import sparse
 
 from generator.corpus.model import Paper
 from generator.corpus.store import load_corpus
+from generator.site import related
 from generator.site.related import RelatedIndex, related_papers
 
 # Words drawn as in real text, a few very often and most rarely: weights move with every edit,
@@ -102,3 +107,72 @@ def test_related_papers_are_the_top_of_every_score() -> None:
         assert related_papers(papers, k, min_score) == _every_score(papers, k, min_score)
     seed = load_corpus(ROOT / "corpus").sorted_papers()
     assert related_papers(seed) == _every_score(seed)
+
+
+def _plain_vectors(docs: list[Counter[str]], vocab: dict[str, int], idf: np.ndarray) -> sparse.csr_matrix:
+    """The vectors one term at a time, as they were made before the C-level maps."""
+    rows, cols, weights = [], [], []
+    for i, doc in enumerate(docs):
+        for term, tf in doc.items():
+            j = vocab.get(term)
+            if j is not None:
+                rows.append(i)
+                cols.append(j)
+                weights.append(1.0 + math.log(tf))
+    vals = np.array(weights) * idf[np.array(cols, dtype=np.int64)]
+    matrix = sparse.csr_matrix((vals, (rows, cols)), shape=(len(docs), len(vocab)), dtype=np.float64)
+    norms = np.sqrt(np.asarray(matrix.multiply(matrix).sum(axis=1)).ravel())
+    norms[norms == 0] = 1.0
+    return sparse.diags(1.0 / norms) @ matrix
+
+
+def _same(a: sparse.csr_matrix, b: sparse.csr_matrix) -> bool:
+    return all(x.dtype == y.dtype and x.tobytes() == y.tobytes()
+               for x, y in ((a.indptr, b.indptr), (a.indices, b.indices), (a.data, b.data)))
+
+
+def _edge_papers() -> list[Paper]:
+    """Empty abstracts (no words at all), exact copies (ties), a word repeated 100 times (a
+    term count past the small table), words in every paper, and papers alike in one word."""
+    rng = random.Random(5)
+    papers = [Paper(slug=f"paper-{i:03d}", title=f"{rng.choice(WORDS)} paper {i}", abstract=_abstract(rng))
+              for i in range(120)]
+    papers += [dataclasses.replace(p, slug=f"copy-{p.slug}") for p in papers[:15]]
+    papers += [Paper(slug=f"empty-{i}", title="", abstract="") for i in range(3)]
+    papers += [Paper(slug="repeated", title="gpu", abstract=" ".join(["kernel"] * 100))]
+    papers += [Paper(slug=f"lone-{i}", title=f"z{i}", abstract=f"z{i} zz") for i in range(4)]
+    return papers
+
+
+def test_vectors_are_those_of_the_plain_loop() -> None:
+    for papers in (_edge_papers(), load_corpus(ROOT / "corpus").sorted_papers()):
+        index = RelatedIndex()
+        index.update(papers)
+        assert _same(index.matrix, _plain_vectors(index.docs, index.vocab, index.idf))
+
+
+def test_product_is_scipys_to_the_bit() -> None:
+    """The product without scipy's counting pass gives its arrays, in its order (the rows'
+    entries are not sorted), and the 64-bit indices take scipy's own path."""
+    index = RelatedIndex()
+    index.update(_edge_papers())
+    for rows in (np.arange(len(index.slugs)), np.array([0, 3, 3, 120, 135]), np.array([], dtype=np.int64)):
+        a = index.matrix[rows]
+        expected = (a @ index.transposed).tocsr()
+        got = sparse.csr_matrix(related._product(a, index.transposed)[::-1], shape=expected.shape)
+        assert _same(got, expected)
+        wide = sparse.csr_matrix((a.data, a.indices.astype(np.int64), a.indptr.astype(np.int64)),
+                                 shape=a.shape)
+        got = sparse.csr_matrix(related._product(wide, index.transposed)[::-1], shape=expected.shape)
+        assert np.array_equal(got.toarray(), expected.toarray())
+
+
+def test_top_rows_on_edge_cases() -> None:
+    """Every k from 0 to more than the papers, thresholds that leave rows fewer than k
+    candidates or none, copies that tie exactly: the top of every score, the same."""
+    papers = _edge_papers()
+    for k in (0, 1, 2, 5, 9, len(papers) + 3):
+        for min_score in (1e-9, 0.05, 0.3, 0.99):
+            assert related_papers(papers, k, min_score) == _every_score(papers, k, min_score), (k, min_score)
+    few = papers[:2]
+    assert related_papers(few, 5) == _every_score(few, 5)
