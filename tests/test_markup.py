@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import re
 from dataclasses import replace
 
@@ -9,7 +10,7 @@ from conftest import ROOT
 
 from generator.corpus.export import bibtex
 from generator.corpus.store import load_corpus
-from generator.site.markup import _KEEP, _TABLE, compact_html, md_text
+from generator.site.markup import _KEEP, _PRE, _TABLE, compact_html, dedent_html, md_text
 from generator.site.render import RenderCache, Site
 
 
@@ -30,6 +31,25 @@ def test_compact_html_is_the_plain_substitution_for_every_reference():
     assert compact_html(every) == re.sub(r"&#x([0-9A-F]{1,2});", plain, every)
     assert compact_html("") == ""
     assert compact_html(md_text("x, <y> & 'z'")) == "x, &#x3C;y&#x3E; &#x26; &#x27;z&#x27;"
+
+
+def test_dedent_html_splits_where_the_lazy_pattern_did():
+    lazy = re.compile(r"(<(pre|textarea|script)\b.*?</\2>)", re.S | re.I)
+    cases = ["", "<", "<pre", "<pre>", "</pre>", "<pre></pre>", "<pre>a<b<</pre", "<pre>a</pre >b</pre>",
+             "<PRE>x</pre>", "<pre>x</PRE>", "<Script>x</sCRIPT>", "<scripts>x</scripts>", "<pre-x>y</pre>",
+             "<pre><pre>in</pre></pre>", "<textarea></pre></textarea>", "<script>'</pre>'</script>",
+             "<pre>\n  <\n</pre>\n  a", "<pre>unclosed\n  <script>s</script>\n  x",
+             "<\u017fcript>x</\u017fcript></script>", "<scr\u0131pt>x</script></scr\u0131pt>",
+             "a\n \t\n<pre>\n  b\n</pre>\n  c\n"]
+    rng = random.Random(3)
+    pieces = ["<pre>", "</pre>", "<PRE ", "</Pre>", "<script>", "</script>", "<textarea>", "</TEXTAREA>",
+              "</pre", "<pres>", "<", "/", ">", "pre", "\u017f", "x", " ", "\n  ", "\n\t\n"]
+    cases += ["".join(rng.choices(pieces, k=rng.randint(1, 30))) for _ in range(20000)]
+    for case in cases:
+        assert _PRE.split(case) == lazy.split(case), case
+    page = (ROOT / "templates" / "theme" / "main.html").read_text(encoding="utf-8")
+    assert _PRE.split(page) == lazy.split(page)
+    assert dedent_html("<p>\n    a</p>\n<pre>\n    b</pre>") == "<p>\na</p>\n<pre>\n    b</pre>"
 
 
 def test_bib_files_are_the_same_with_entries_kept_from_an_earlier_build():
