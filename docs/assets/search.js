@@ -52,9 +52,12 @@
   }
 
   // Each part's answer, in part order, as it comes: onEach(search, i) for part i + 1, then the
-  // promise resolves with every answer. `alive()` false stops it (a newer query).
-  function searchLater(parts, alive, words, options, onEach) {
-    var answers = parts.map(function (part) { return part.search(words, options); });
+  // promise resolves with every answer. A part not kept answers nothing; `alive()` false stops
+  // it all (a newer query).
+  function searchLater(parts, keep, alive, words, options, onEach) {
+    var answers = parts.map(function (part, i) {
+      return keep[i] ? part.search(words, options) : Promise.resolve(NOTHING);
+    });
     return answers.reduce(function (done, answer, i) {
       return done.then(function (all) {
         return answer.then(function (search) {
@@ -64,6 +67,30 @@
         });
       });
     }, Promise.resolve([]));
+  }
+
+  var NOTHING = { results: [], filters: {}, unfilteredResultCount: 0 };
+
+  // Pagefind answers a word that is not in its index with the pages of the longest indexed word
+  // the word starts with ("blueprint" finds "(b)"): one index does so only for a word that is
+  // nowhere on the site, an index in parts in every part that lacks the word. So a part is kept
+  // for a query only if it has each of the query's words that some part has. A quoted word under
+  // a filter that no page has costs no scoring, and counts the pages that have the word itself.
+  function partsWithWords(parts, words) {
+    var terms = words.indexOf('"') >= 0 ? [] : words.split(/\s+/).filter(Boolean);
+    if (parts.length < 2 || !terms.length) return Promise.resolve(parts.map(function () { return true; }));
+    return Promise.all(parts.map(function (part) {
+      return Promise.all(terms.map(function (term) {
+        return part.search('"' + term + '"', { filters: { "survey-none": "none" } })
+          .then(function (search) { return search.unfilteredResultCount; });
+      }));
+    })).then(function (counts) {
+      return counts.map(function (mine) {
+        return terms.every(function (term, i) {
+          return mine[i] > 0 || counts.every(function (other) { return other[i] === 0; });
+        });
+      });
+    });
   }
 
   function Stale() {}
@@ -181,7 +208,9 @@
     if (!query) { list.replaceChildren(); meta.textContent = hint; return; }
     meta.textContent = "Searching…";
     var n = 0, shown = 0, alive = function () { return ticket === asked; };
+    var first = null;
     pagefind().then(function (pf) {
+      first = pf;
       return pf.search(query);
     }).then(function (search) {
       if (search === null || !alive()) return null;  // a newer query is on its way
@@ -195,13 +224,20 @@
       return laterParts().then(function (parts) {
         if (!parts.length || !alive()) return null;
         meta.textContent = quickCount(n, true);
-        return searchLater(parts, alive, query, {}, function (part) {
-          var room = Math.min(QUICK - shown, part.results.length);
-          n += part.results.length;
-          shown += room;
-          quickResults(part.results.slice(0, room), ticket);
-          quickMore(query, n);
-          meta.textContent = quickCount(n, true);
+        return partsWithWords([first].concat(parts), query).then(function (keep) {
+          if (!alive()) throw new Stale();
+          if (!keep[0]) {  // part 1 lacks a word that older papers have: what it showed goes
+            n = shown = 0;
+            list.replaceChildren();
+          }
+          return searchLater(parts, keep.slice(1), alive, query, {}, function (part) {
+            var room = Math.min(QUICK - shown, part.results.length);
+            n += part.results.length;
+            shown += room;
+            quickResults(part.results.slice(0, room), ticket);
+            quickMore(query, n);
+            meta.textContent = quickCount(n, true);
+          });
         }).then(function () {
           meta.textContent = quickCount(n, false);
         });
@@ -430,22 +466,29 @@
             if (!alive()) throw new Stale();
             parts = others.length + 1;
             if (others.length) draw();  // says that more parts are coming
-            return searchLater(others, alive, words || null, options, function (part, i) {
-              answers[i] = part;
-              draw();
+            var every = [pf].concat(others), keep = null;
+            return partsWithWords(every, words).then(function (kept) {
+              if (!alive()) throw new Stale();
+              keep = kept;
+              if (!keep[0]) answers[0] = NOTHING;
+              return searchLater(others, keep.slice(1), alive, words || null, options, function (part, i) {
+                answers[i] = part;
+                draw();
+              });
             }).then(function () {
               if (all) {
                 renderFacets(sumFilters(answers.map(function (a) { return a.filters; })), all);
                 return null;
               }
-              var every = [pf].concat(others);
               return drawn.then(function () {
                 if (!alive()) throw new Stale();
                 return Promise.all(every.map(function (part) { return part.filters(); }));
               }).then(function (values) {
                 facetValues = sumFilters(values);
                 if (!alive()) throw new Stale();
-                return Promise.all(every.map(function (part) { return part.search(words || null, options); }));
+                return Promise.all(every.map(function (part, i) {
+                  return keep[i] ? part.search(words || null, options) : NOTHING;
+                }));
               }).then(function (counted) {
                 if (alive()) renderFacets(sumFilters(counted.map(function (c) { return c.filters; })), facetValues);
               });
