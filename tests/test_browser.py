@@ -652,11 +652,10 @@ QUICK_META = "[data-survey-search] .md-search-result__meta"
 
 
 def rare_word(paper_slug: str) -> str:
-    """A word of the paper's abstract whose first five letters are in no other paper and no
-    hand-written page, so no other page has a word of the same stem."""
-    others = " ".join([p.title + " " + p.abstract + " " + " ".join(p.authors)
-                       for p in CORPUS_PAPERS if p.slug != paper_slug]
-                      + [md.read_text(encoding="utf-8") for md in (ROOT / "docs").glob("*.md")]).lower()
+    """A word of the paper's abstract whose first five letters are in no other paper, so no
+    other paper has a word of the same stem."""
+    others = " ".join(p.title + " " + p.abstract + " " + " ".join(p.authors)
+                      for p in CORPUS_PAPERS if p.slug != paper_slug).lower()
     paper = next(p for p in CORPUS_PAPERS if p.slug == paper_slug)
     words = sorted(set(WORD.findall(paper.abstract.lower())))
     return next(w for w in words if w[:5] not in others)

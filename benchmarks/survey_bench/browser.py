@@ -97,12 +97,15 @@ def first_result(browser: Any, base: str, query: str) -> dict[str, float]:
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()
     fetched: list[tuple[str, int, int]] = []
+    ended: list[float] = []  # when each fetch ended, ms since the epoch
 
     def finished(request: Any) -> None:
         sizes = request.sizes()
         response = request.response()
         raw = len(response.body()) if response is not None else 0
         fetched.append((request.url, sizes["responseBodySize"] + sizes["responseHeadersSize"], raw))
+        timing = request.timing
+        ended.append(timing["startTime"] + max(timing["responseEnd"], 0))
 
     page.on("requestfinished", finished)
     page.add_init_script(WATCH % json.dumps(RESULT))
@@ -114,11 +117,15 @@ def first_result(browser: Any, base: str, query: str) -> dict[str, float]:
         box.fill(query)
         page.wait_for_function("typeof window.__firstResultAt === 'number'", timeout=120_000)
         seconds = page.evaluate("window.__firstResultAt") / 1000
+        shown_at = page.evaluate("performance.timeOrigin") + seconds * 1000
         page.wait_for_load_state("networkidle")  # what the first answer asked for, all of it
         pagefind = sum(b for url, b, _ in fetched if "/pagefind/" in url)
         biggest = max(fetched, key=lambda f: f[1])
+        # An index in parts fetches the later parts after the first result: counted apart.
+        before = sum(f[1] for f, end in zip(fetched, ended, strict=True) if end <= shown_at)
         return {"first_result_s": seconds, "home_loaded_s": loaded,
                 "bytes_fetched": sum(b for _, b, _ in fetched), "pagefind_bytes_fetched": pagefind,
+                "bytes_before_first_result": before,
                 "bytes_uncompressed": sum(r for _, _, r in fetched), "requests": len(fetched),
                 "largest_fetch_bytes": biggest[1], "largest_fetch": biggest[0].rsplit("/", 2)[-1] or "/"}
     finally:
