@@ -81,6 +81,10 @@ def test_the_seed_site_in_parts_has_every_page_once(real_site: Path, tmp_path: P
         assert not [u for u in urls[0] if u.startswith("/papers/")
                     and u[1:] + "index.html" not in plan[0]]
         assert sorted(p.name for p in site.iterdir() if p.name.startswith(".")) == []
+        for later in bundles[1:]:  # they load part 1's WebAssembly, the same file
+            entry = json.loads((later / "pagefind-entry.json").read_text())
+            assert entry["languages"]["en"]["wasm"] == "/../../wasm.en"
+            assert not (later / "wasm.en.pagefind").exists() and (output / "wasm.en.pagefind").exists()
         snapshots.append(files_of(output))
     assert snapshots[0] == snapshots[1]
 

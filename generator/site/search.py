@@ -157,7 +157,29 @@ def _run_bundle(site_dir: Path, skip: Iterable[str], bundle: _Bundle,
         shutil.rmtree(bundle.mirror, ignore_errors=True)
 
 
+def _share_wasm(output: Path, bundles: Sequence[_Bundle]) -> None:
+    """Point the later parts at part 1's WebAssembly, which is the same file.
+
+    Pagefind's worker keeps the first WebAssembly it loads and ignores every later one, but each
+    instance fetches its bundle's own (72 KB) first: an entry's `wasm` is read into the URL
+    `{bundle}wasm.{wasm}.pagefind`, so "/../../wasm.en" makes that `{bundle}../wasm.en.pagefind`,
+    part 1's, which the browser has fetched already."""
+    for bundle in bundles:
+        if bundle.output == output:
+            continue
+        entry_path = bundle.output / "pagefind-entry.json"
+        entry = json.loads(entry_path.read_text(encoding="utf-8"))
+        for language in entry["languages"].values():
+            own = bundle.output / f"wasm.{language['wasm']}.pagefind"
+            if (output / own.name).read_bytes() != own.read_bytes():
+                raise SurveyError(f"search: {own} is not the WebAssembly of {output}")
+            own.unlink()
+            language["wasm"] = f"/../../wasm.{language['wasm']}"
+        entry_path.write_text(json.dumps(entry, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+
+
 def _write_manifest(output: Path, bundles: Sequence[_Bundle]) -> None:
+    _share_wasm(output, bundles)
     folders = [b.output.relative_to(output).as_posix() for b in bundles if b.output != output]
     (output / MANIFEST).write_text(json.dumps({"parts": folders}) + "\n", encoding="utf-8")
 
