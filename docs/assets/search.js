@@ -51,18 +51,19 @@
     return later;
   }
 
-  // Each part's answer, in part order, as it comes: onEach(search, i) for part i + 1, then the
-  // promise resolves with every answer. A part not kept answers nothing; `alive()` false stops
-  // it all (a newer query).
-  function searchLater(parts, keep, alive, words, options, onEach) {
-    var answers = parts.map(function (part, i) {
-      return keep[i] ? part.search(words, options) : Promise.resolve(NOTHING);
-    });
-    return answers.reduce(function (done, answer, i) {
+  // The parts' answers in part order: onEach(search, i) for parts[i] as it comes, then the
+  // promise resolves with every answer. Pagefind's worker answers one search at a time, so the
+  // parts are searched one after the other, each only while `alive()` (no newer query), so that
+  // a newer query never waits behind the whole of an older one; their index chunks are fetched
+  // at once. A part not kept answers nothing.
+  function searchParts(parts, keep, alive, words, options, onEach) {
+    if (parts.length > 1 && words) parts.forEach(function (part, i) { if (keep[i]) part.preload(words, options); });
+    return parts.reduce(function (done, part, i) {
       return done.then(function (all) {
-        return answer.then(function (search) {
+        if (!alive()) throw new Stale();
+        return (keep[i] ? part.search(words, options) : Promise.resolve(NOTHING)).then(function (search) {
           if (!alive()) throw new Stale();
-          onEach(search, i + 1);
+          onEach(search, i);
           return all.concat([search]);
         });
       });
@@ -230,7 +231,7 @@
             n = shown = 0;
             list.replaceChildren();
           }
-          return searchLater(parts, keep.slice(1), alive, query, {}, function (part) {
+          return searchParts(parts, keep.slice(1), alive, query, {}, function (part) {
             var room = Math.min(QUICK - shown, part.results.length);
             n += part.results.length;
             shown += room;
@@ -471,8 +472,8 @@
               if (!alive()) throw new Stale();
               keep = kept;
               if (!keep[0]) answers[0] = NOTHING;
-              return searchLater(others, keep.slice(1), alive, words || null, options, function (part, i) {
-                answers[i] = part;
+              return searchParts(others, keep.slice(1), alive, words || null, options, function (part, i) {
+                answers[i + 1] = part;
                 draw();
               });
             }).then(function () {
@@ -485,10 +486,7 @@
                 return Promise.all(every.map(function (part) { return part.filters(); }));
               }).then(function (values) {
                 facetValues = sumFilters(values);
-                if (!alive()) throw new Stale();
-                return Promise.all(every.map(function (part, i) {
-                  return keep[i] ? part.search(words || null, options) : NOTHING;
-                }));
+                return searchParts(every, keep, alive, words || null, options, function () {});
               }).then(function (counted) {
                 if (alive()) renderFacets(sumFilters(counted.map(function (c) { return c.filters; })), facetValues);
               });
