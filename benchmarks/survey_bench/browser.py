@@ -19,6 +19,7 @@ import functools
 import gzip
 import json
 import statistics
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -90,9 +91,17 @@ class _Gzipping(SimpleHTTPRequestHandler):
         self.wfile.write(body)
 
 
+class _Server(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A reader's context closed while a response was on its way (later parts of the search
+        index still loading): the browser's doing, not the site's; anything else is reported."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 @contextmanager
 def serve(site: Path) -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Gzipping, directory=str(site)))
+    server = _Server(("127.0.0.1", 0), functools.partial(_Gzipping, directory=str(site)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
