@@ -31,6 +31,7 @@ import yaml
 from conftest import ROOT, mkdocs_build
 
 from generator.corpus.store import load_corpus
+from generator.site.search import LIST_FOLDERS, MANIFEST, build_index, plan_parts
 from generator.site.search import _read as read_pagefind
 
 if TYPE_CHECKING:
@@ -359,6 +360,26 @@ def hostile_site(chromium: Browser, tmp_path_factory: pytest.TempPathFactory
         yield base, papers
 
 
+# The seed site's index in parts of PARTS papers (4 parts): a copy of the built site, indexed again.
+PARTS = 100
+PAPER_PAGES = [(f"papers/{p.slug}/index.html", p.date) for p in CORPUS_PAPERS]
+
+
+@pytest.fixture(scope="session")
+def parts_site(real_site: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    site = tmp_path_factory.mktemp("parts") / "site"
+    shutil.copytree(real_site, site, copy_function=os.link)  # the pages are only read
+    build_index(site, LIST_FOLDERS, PAPER_PAGES, PARTS)
+    assert len(json.loads((site / "pagefind" / MANIFEST).read_text())["parts"]) == 3
+    return site
+
+
+@pytest.fixture(scope="session")
+def parts_base(chromium: Browser, parts_site: Path) -> Iterator[str]:
+    with serve(parts_site) as base:
+        yield base
+
+
 @pytest.fixture
 def desktop(chromium: Browser) -> Iterator[Tab]:
     with open_tab(chromium) as tab:
@@ -621,6 +642,110 @@ def test_a_filter_narrows_the_results_and_its_url_reloads_the_view(site_base: st
     assert result_count(page) == len([p for p in CORPUS_PAPERS if "kernels" in p.topics])
     # the search page draws the results first and the facet counts after them
     page.wait_for_function("document.querySelectorAll('.survey-facet__count').length > 4")
+    tab.assert_clean()
+
+
+# --- the index in parts ------------------------------------------------------------------------
+
+WORD = re.compile(r"[a-z]{7,}")
+QUICK_META = "[data-survey-search] .md-search-result__meta"
+
+
+def rare_word(paper_slug: str) -> str:
+    """A word of the paper's abstract whose first five letters are in no other paper, so no
+    other paper has a word of the same stem."""
+    others = " ".join(p.title + " " + p.abstract + " " + " ".join(p.authors)
+                      for p in CORPUS_PAPERS if p.slug != paper_slug).lower()
+    paper = next(p for p in CORPUS_PAPERS if p.slug == paper_slug)
+    words = sorted(set(WORD.findall(paper.abstract.lower())))
+    return next(w for w in words if w[:5] not in others)
+
+
+def quick_search(page: Page, word: str, slug: str | None = None) -> str:
+    """Type a word into the header's box, wait for the paper among the results (if named); the
+    count shown once every part has answered."""
+    box = page.locator("[data-survey-search] input[name=q]")
+    box.fill("")
+    page.wait_for_function("!document.querySelector('#survey-quick-results li')")
+    box.fill(word)
+    page.locator("#survey-quick-results a[href*='/papers/']" if slug is None
+                 else f"#survey-quick-results a[href*='papers/{slug}/']").first.wait_for(state="visible")
+    page.wait_for_function("(m) => /^\\d+ matching pages?$/.test(document.querySelector(m).textContent)",
+                           arg=QUICK_META)
+    return page.locator(QUICK_META).inner_text()
+
+
+def test_the_quick_box_searches_part_1_first_then_finds_a_paper_of_the_last_part(
+        parts_base: str, site_base: str, desktop: Tab) -> None:
+    """Part 1 answers before the other parts are asked; a paper of the last part is found by a
+    word of its abstract; every count is the one-part index's, also for a word that some parts
+    lack (where Pagefind, left alone, would answer with the pages of a shorter word)."""
+    tab, page = desktop, desktop.page
+    newest = plan_parts(PAPER_PAGES, PARTS)
+    first, last = newest[0][0].split("/")[1], newest[-1][0].split("/")[1]
+    queries = [(rare_word(first), first), (rare_word(last), last), ("memory", None)]
+    goto(tab, site_base)
+    expected = [quick_search(page, word, slug) for word, slug in queries]
+
+    held: list[Any] = []
+    asked: list[str] = []
+    page.on("request", lambda request: asked.append(request.url))
+    page.route("**/pagefind/" + MANIFEST, lambda route: held.append(route))
+    goto(tab, parts_base)
+    page.locator("[data-survey-search] input[name=q]").fill(queries[0][0])
+    page.locator(f"#survey-quick-results a[href*='papers/{first}/']").wait_for(state="visible")
+    assert held and not [url for url in asked if "/pagefind/part-" in url]
+    for route in held:
+        route.continue_()
+    page.unroute("**/pagefind/" + MANIFEST)
+    assert [quick_search(page, word, slug) for word, slug in queries] == expected
+    assert [url for url in asked if "/pagefind/part-4/" in url]
+    assert not [url for url in asked if "/pagefind/part-" in url and "wasm" in url]
+    tab.assert_clean()
+
+
+def facet_counts(page: Page) -> dict[tuple[str, str], int]:
+    page.wait_for_function("""() => document.querySelectorAll('.survey-facet__count').length > 0
+        && !/so far/.test(document.querySelector('.survey-search__status').textContent)""")
+    rows = page.eval_on_selector_all(".survey-facet__value", """labels => labels.map(label => [
+        label.querySelector("input").name, label.querySelector("input").value,
+        label.querySelector(".survey-facet__count").textContent])""")
+    return {(name, value): int(count) for name, value, count in rows}
+
+
+def test_the_search_page_in_parts_counts_as_one_index(parts_base: str, site_base: str,
+                                                     desktop: Tab) -> None:
+    tab, page = desktop, desktop.page
+    counts = []
+    for base in (site_base, parts_base):
+        goto(tab, base + "search/?q=memory&topic=Serving")
+        counts.append((facet_counts(page), result_count(page)))
+    assert counts[0] == counts[1]
+    assert counts[0][1] > 1 and len(counts[0][0]) > 4
+    tab.assert_clean()
+
+
+def test_newest_first_runs_across_the_parts(parts_base: str, site_base: str, desktop: Tab) -> None:
+    tab, page = desktop, desktop.page
+    dates = {p.slug: p.date or "" for p in CORPUS_PAPERS}
+    plan = plan_parts(PAPER_PAGES, PARTS)
+    part_of = {page.split("/")[1]: n for n, part in enumerate(plan) for page in part}
+    orders = []
+    for base in (site_base, parts_base):
+        goto(tab, base + "search/?q=memory&sort=newest")
+        facet_counts(page)
+        while page.locator(".survey-search__more").count():
+            shown = page.locator(".survey-result__link").count()
+            page.locator(".survey-search__more").click()
+            page.wait_for_function("(n) => document.querySelectorAll('.survey-result__link').length > n",
+                                   arg=shown)
+        hrefs = page.eval_on_selector_all(".survey-result__link", "links => links.map(a => a.pathname)")
+        orders.append([h.rstrip("/").rsplit("/", 1)[1] for h in hrefs if "/papers/" in h])
+    one, parted = orders
+    assert sorted(one) == sorted(parted) and len(parted) == result_count(page)
+    assert len({part_of[slug] for slug in parted}) == len(plan), "the query should reach every part"
+    assert [part_of[slug] for slug in parted] == sorted(part_of[slug] for slug in parted)
+    assert [dates[slug] for slug in parted] == sorted((dates[slug] for slug in parted), reverse=True)
     tab.assert_clean()
 
 

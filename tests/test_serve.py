@@ -121,10 +121,15 @@ def _tree(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
 
 
-def test_background_index_newest_request_wins(tmp_path: Path) -> None:
+@pytest.mark.parametrize("part_size", [None, 1], ids=["one part", "in parts"])
+def test_background_index_newest_request_wins(tmp_path: Path, part_size: int | None) -> None:
     """Serve's search index: written beside the site and swapped in; a newer request cancels
-    an older one, and what is left is exactly what a synchronous index of the site writes."""
-    from generator.site.search import BackgroundIndex, build_index
+    an older one, and what is left is exactly what a synchronous index of the site writes,
+    also when the index is in parts (each page its own part here)."""
+    from generator.site.search import PART, BackgroundIndex, build_index
+
+    papers: list[tuple[str, str | None]] = [("a/index.html", "2024"), ("b/index.html", None)]
+    size = part_size or PART
 
     site, reference = tmp_path / "site", tmp_path / "reference"
     reports: list[str] = []
@@ -133,21 +138,23 @@ def test_background_index_newest_request_wins(tmp_path: Path) -> None:
     index = BackgroundIndex(report=reports.append, fail=failures.append,
                             then=lambda: afterwards.append(len(reports)))
     _tiny_site(site, "first words")
-    index.start(site)
+    index.start(site, (), papers, size)
     assert index.wait(timeout=120)
     assert failures == [] and len(reports) == 1
     assert afterwards == [1]  # `then` ran once the index was in place, before wait returned
     _tiny_site(site, "second words")
-    index.start(site)
+    index.start(site, (), papers, size)
     _tiny_site(site, "third words")
-    index.start(site)  # the second run is cancelled, or its index replaced: never mixed
+    index.start(site, (), papers, size)  # the second run is cancelled, or its index replaced: never mixed
     assert index.wait(timeout=120)
     assert failures == []
     assert sorted(p.name for p in site.iterdir()) == ["a", "b", "pagefind"]
 
     _tiny_site(reference, "third words")
-    build_index(reference)
+    build_index(reference, (), papers, size)
     assert _tree(site / "pagefind") == _tree(reference / "pagefind")
+    assert (site / "pagefind" / "survey-parts.json").read_text() == (
+        '{"parts": ["part-2"]}\n' if part_size else '{"parts": []}\n')
     index.cancel()
     assert index.wait(timeout=1)
 

@@ -19,6 +19,7 @@ import functools
 import gzip
 import json
 import statistics
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -48,6 +49,17 @@ WATCH = """(() => {
   new MutationObserver(seen).observe(document, {childList: true, subtree: true});
 })();"""
 
+# An index in parts (pagefind/survey-parts.json names more than part 1): the header's box says
+# "so far, counting…" until every part has answered; notes when its count is final.
+COUNTING = """(() => {
+  new MutationObserver(() => {
+    const meta = document.querySelector("[data-survey-search] .md-search-result__meta");
+    if (!meta) return;
+    if (/so far/.test(meta.textContent)) { window.__countingSeen = true; window.__countedAt = undefined; }
+    else if (window.__countingSeen && /^(\\d+ matching pages?|No paper matches)$/.test(meta.textContent)
+             && window.__countedAt === undefined) window.__countedAt = performance.now();
+  }).observe(document, {childList: true, subtree: true, characterData: true});
+})();"""
 
 TEXT = {".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".json": "application/json",
         ".xml": "application/xml", ".svg": "image/svg+xml"}
@@ -79,9 +91,17 @@ class _Gzipping(SimpleHTTPRequestHandler):
         self.wfile.write(body)
 
 
+class _Server(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A reader's context closed while a response was on its way (later parts of the search
+        index still loading): the browser's doing, not the site's; anything else is reported."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 @contextmanager
 def serve(site: Path) -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Gzipping, directory=str(site)))
+    server = _Server(("127.0.0.1", 0), functools.partial(_Gzipping, directory=str(site)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -92,20 +112,27 @@ def serve(site: Path) -> Iterator[str]:
         thread.join(timeout=10)
 
 
-def first_result(browser: Any, base: str, query: str) -> dict[str, float]:
+def first_result(browser: Any, base: str, query: str, parts: bool = False) -> dict[str, float]:
     """One reader: a new context, the home page, the query, the first result on screen."""
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()
     fetched: list[tuple[str, int, int]] = []
+    ended: list[float] = []  # when each fetch ended, ms since the epoch
 
     def finished(request: Any) -> None:
         sizes = request.sizes()
         response = request.response()
-        raw = len(response.body()) if response is not None else 0
+        try:
+            raw = len(response.body()) if response is not None else 0
+        except Exception:  # the context closed while a later part's fetch was finishing
+            raw = 0
         fetched.append((request.url, sizes["responseBodySize"] + sizes["responseHeadersSize"], raw))
+        timing = request.timing
+        ended.append(timing["startTime"] + max(timing["responseEnd"], 0))
 
     page.on("requestfinished", finished)
     page.add_init_script(WATCH % json.dumps(RESULT))
+    page.add_init_script(COUNTING)
     try:
         t0 = time.perf_counter()
         page.goto(base, wait_until="domcontentloaded")
@@ -114,15 +141,28 @@ def first_result(browser: Any, base: str, query: str) -> dict[str, float]:
         box.fill(query)
         page.wait_for_function("typeof window.__firstResultAt === 'number'", timeout=120_000)
         seconds = page.evaluate("window.__firstResultAt") / 1000
+        shown_at = page.evaluate("performance.timeOrigin") + seconds * 1000
+        counted = seconds
+        if parts:  # an index in parts counts on after the first result
+            page.wait_for_function("window.__countedAt !== undefined", timeout=120_000)
+            counted = page.evaluate("window.__countedAt") / 1000
         page.wait_for_load_state("networkidle")  # what the first answer asked for, all of it
         pagefind = sum(b for url, b, _ in fetched if "/pagefind/" in url)
         biggest = max(fetched, key=lambda f: f[1])
-        return {"first_result_s": seconds, "home_loaded_s": loaded,
+        # An index in parts fetches the later parts after the first result: counted apart.
+        before = sum(f[1] for f, end in zip(fetched, ended, strict=True) if end <= shown_at)
+        return {"first_result_s": seconds, "counted_s": counted, "home_loaded_s": loaded,
                 "bytes_fetched": sum(b for _, b, _ in fetched), "pagefind_bytes_fetched": pagefind,
+                "bytes_before_first_result": before,
                 "bytes_uncompressed": sum(r for _, _, r in fetched), "requests": len(fetched),
                 "largest_fetch_bytes": biggest[1], "largest_fetch": biggest[0].rsplit("/", 2)[-1] or "/"}
     finally:
         context.close()
+
+
+def in_parts(site: Path) -> bool:
+    manifest = site / "pagefind" / "survey-parts.json"
+    return manifest.exists() and bool(json.loads(manifest.read_text(encoding="utf-8"))["parts"])
 
 
 def search_in_browser(built: Built, args: argparse.Namespace) -> dict[str, Any]:
@@ -136,7 +176,7 @@ def search_in_browser(built: Built, args: argparse.Namespace) -> dict[str, Any]:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         try:
             for i in range(max(args.runs, 3)):
-                runs.append(first_result(browser, base, QUERY))
+                runs.append(first_result(browser, base, QUERY, parts=in_parts(built.site_full)))
                 say(f"[{n}] browser run {i + 1}: first result {runs[-1]['first_result_s']:.2f} s, "
                     f"{runs[-1]['bytes_fetched'] / 1024:.0f} KB fetched "
                     f"({runs[-1]['pagefind_bytes_fetched'] / 1024:.0f} KB of index)")

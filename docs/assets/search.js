@@ -6,6 +6,10 @@
 // them from the page's head (templates/theme/main.html) and this script takes the same module
 // over; elsewhere they load as soon as the reader reaches for the search box (pointer, touch,
 // focus, or the / and s keys). A query never waits for more.
+// A site of more than 10,000 papers has its index in parts (generator/site/search.py): part 1,
+// in pagefind/, holds the newest papers and every other page and answers first, as a smaller
+// site's whole index would; pagefind/survey-parts.json names the older parts, each a date range,
+// which are fetched and searched only once part 1 has answered, and add to what it showed.
 // Corpus text is shown with textContent; only Pagefind's <mark> survives from an excerpt.
 (function () {
   "use strict";
@@ -26,6 +30,71 @@
     }
     return loading;
   }
+
+  // The parts after the first: Pagefind instances of their own, from the same module (one worker).
+  var later = null;
+
+  function laterParts() {
+    if (!later) {
+      var manifest = fetch(new URL("pagefind/survey-parts.json", root).href).then(function (response) {
+        if (!response.ok) throw new Error("pagefind/survey-parts.json: HTTP " + response.status);
+        return response.json();
+      });
+      later = Promise.all([pagefind(), manifest]).then(function (both) {
+        return both[1].parts.map(function (folder) {
+          return both[0].createInstance({ basePath: new URL("pagefind/" + folder + "/", root).href,
+                                          baseUrl: root.pathname, excerptLength: 24 });
+        });
+      });
+      later.catch(function () { later = null; });  // asked again by the next query
+    }
+    return later;
+  }
+
+  // The parts' answers in part order: onEach(search, i) for parts[i] as it comes, then the
+  // promise resolves with every answer. Pagefind's worker answers one search at a time, so the
+  // parts are searched one after the other, each only while `alive()` (no newer query), so that
+  // a newer query never waits behind the whole of an older one; their index chunks are fetched
+  // at once. A part not kept answers nothing.
+  function searchParts(parts, keep, alive, words, options, onEach) {
+    if (parts.length > 1 && words) parts.forEach(function (part, i) { if (keep[i]) part.preload(words, options); });
+    return parts.reduce(function (done, part, i) {
+      return done.then(function (all) {
+        if (!alive()) throw new Stale();
+        return (keep[i] ? part.search(words, options) : Promise.resolve(NOTHING)).then(function (search) {
+          if (!alive()) throw new Stale();
+          onEach(search, i);
+          return all.concat([search]);
+        });
+      });
+    }, Promise.resolve([]));
+  }
+
+  var NOTHING = { results: [], filters: {}, unfilteredResultCount: 0 };
+
+  // Pagefind answers a word that is not in its index with the pages of the longest indexed word
+  // the word starts with ("blueprint" finds "(b)"): one index does so only for a word that is
+  // nowhere on the site, an index in parts in every part that lacks the word. So a part is kept
+  // for a query only if it has each of the query's words that some part has. A quoted word under
+  // a filter that no page has costs no scoring, and counts the pages that have the word itself.
+  function partsWithWords(parts, words) {
+    var terms = words.indexOf('"') >= 0 ? [] : words.split(/\s+/).filter(Boolean);
+    if (parts.length < 2 || !terms.length) return Promise.resolve(parts.map(function () { return true; }));
+    return Promise.all(parts.map(function (part) {
+      return Promise.all(terms.map(function (term) {
+        return part.search('"' + term + '"', { filters: { "survey-none": "none" } })
+          .then(function (search) { return search.unfilteredResultCount; });
+      }));
+    })).then(function (counts) {
+      return counts.map(function (mine) {
+        return terms.every(function (term, i) {
+          return mine[i] > 0 || counts.every(function (other) { return other[i] === 0; });
+        });
+      });
+    });
+  }
+
+  function Stale() {}
 
   // On the pages marked for it, start now: the first query then finds Pagefind ready.
   function warmIfMarked() {
@@ -96,45 +165,86 @@
     typing = setTimeout(function () { runQuick(ticket); }, list.childElementCount ? 80 : 0);
   }
 
+  function quickCount(n, counting) {
+    if (counting) return n === 0 ? "Searching…" : n + (n === 1 ? " matching page" : " matching pages") + " so far, counting…";
+    return n === 0 ? "No paper matches" : n === 1 ? "1 matching page" : n + " matching pages";
+  }
+
+  // The link to the search page, last in the list, with the count as it stands.
+  function quickMore(query, n) {
+    var old = list.querySelector(".survey-quick__more");
+    if (old) old.remove();
+    if (n === 0) return;
+    var more = el("li", "md-search-result__item survey-quick__more");
+    more.setAttribute("role", "none");
+    var all = el("a", "md-search-result__link", n > QUICK ? "All " + n + " results, with filters" : "Filter these results");
+    all.href = new URL("search/?q=" + encodeURIComponent(query), root).href;
+    all.setAttribute("role", "option");
+    all.tabIndex = -1;
+    more.appendChild(all);
+    list.appendChild(more);
+  }
+
+  // One slot per result, filled as each result's data arrives: the first shows at once.
+  function quickResults(results, ticket) {
+    var more = list.querySelector(".survey-quick__more");
+    results.forEach(function (result) {
+      var slot = el("li", "md-search-result__item");
+      slot.setAttribute("role", "none");  // the listbox's options are the links
+      list.insertBefore(slot, more);
+      result.data().then(function (d) {
+        if (ticket !== asked) return;
+        var li = resultItem(d, "md-search-result__item");
+        li.firstChild.className = "md-search-result__link";
+        li.firstChild.setAttribute("role", "option");
+        li.firstChild.tabIndex = -1;
+        li.setAttribute("role", "none");
+        slot.replaceWith(li);
+      });
+    });
+  }
+
   function runQuick(ticket) {
     var query = input.value.trim();
     if (!query) { list.replaceChildren(); meta.textContent = hint; return; }
     meta.textContent = "Searching…";
+    var n = 0, shown = 0, alive = function () { return ticket === asked; };
+    var first = null;
     pagefind().then(function (pf) {
+      first = pf;
       return pf.search(query);
     }).then(function (search) {
-      if (search === null || ticket !== asked) return null;  // a newer query is on its way
-      var n = search.results.length;
-      meta.textContent = n === 0 ? "No paper matches" : n === 1 ? "1 matching page" : n + " matching pages";
-      // One slot per result, filled as each result's data arrives: the first shows at once.
-      var slots = search.results.slice(0, QUICK).map(function () {
-        var slot = el("li", "md-search-result__item");
-        slot.setAttribute("role", "none");  // the listbox's options are the links
-        return slot;
-      });
-      list.replaceChildren.apply(list, slots);
-      search.results.slice(0, QUICK).forEach(function (result, i) {
-        result.data().then(function (d) {
-          if (ticket !== asked) return;
-          var li = resultItem(d, "md-search-result__item");
-          li.firstChild.className = "md-search-result__link";
-          li.firstChild.setAttribute("role", "option");
-          li.firstChild.tabIndex = -1;
-          li.setAttribute("role", "none");
-          slots[i].replaceWith(li);
+      if (search === null || !alive()) return null;  // a newer query is on its way
+      n = search.results.length;
+      meta.textContent = quickCount(n, false);
+      list.replaceChildren();
+      shown = Math.min(n, QUICK);
+      quickResults(search.results.slice(0, shown), ticket);
+      quickMore(query, n);
+      // The older parts: their results fill the list up to QUICK, and count.
+      return laterParts().then(function (parts) {
+        if (!parts.length || !alive()) return null;
+        meta.textContent = quickCount(n, true);
+        return partsWithWords([first].concat(parts), query).then(function (keep) {
+          if (!alive()) throw new Stale();
+          if (!keep[0]) {  // part 1 lacks a word that older papers have: what it showed goes
+            n = shown = 0;
+            list.replaceChildren();
+          }
+          return searchParts(parts, keep.slice(1), alive, query, {}, function (part) {
+            var room = Math.min(QUICK - shown, part.results.length);
+            n += part.results.length;
+            shown += room;
+            quickResults(part.results.slice(0, room), ticket);
+            quickMore(query, n);
+            meta.textContent = quickCount(n, true);
+          });
+        }).then(function () {
+          meta.textContent = quickCount(n, false);
         });
       });
-      if (n > 0) {
-        var more = el("li", "md-search-result__item survey-quick__more");
-        more.setAttribute("role", "none");
-        var all = el("a", "md-search-result__link", n > QUICK ? "All " + n + " results, with filters" : "Filter these results");
-        all.href = new URL("search/?q=" + encodeURIComponent(query), root).href;
-        all.setAttribute("role", "option");
-        all.tabIndex = -1;
-        more.appendChild(all);
-        list.appendChild(more);
-      }
     }).catch(function (error) {
+      if (error instanceof Stale || !alive()) return;
       meta.textContent = "Search is not available: " + error.message;
     });
   }
@@ -239,7 +349,7 @@
     var facets = app.querySelector(".survey-search__facets");
     var results = app.querySelector(".survey-search__results");
     var state = pageState();
-    var shown = PAGE, ticket = 0;
+    var shown = PAGE, ticket = 0, drawing = 0;
     query.value = state.q;
     sort.value = state.sort;
     // On a phone the filters fold away above the results, and open with a tap.
@@ -272,16 +382,34 @@
       });
     }
 
-    function renderResults(search, words) {
-      var n = search.results.length;
-      var mine = ticket;
-      return Promise.all(search.results.slice(0, shown).map(function (r) { return r.data(); }))
+    // The results of the parts that have answered (`answers[i]` for part i + 1, undefined while
+    // it is coming), as one list: newest first, the parts are date ranges, so their lists follow
+    // each other (as far as every part before has answered); by relevance, merged by score.
+    function merged(answers, parts, byDate) {
+      if (parts === 1) return { n: answers[0].results.length, results: answers[0].results, waiting: 0 };
+      var view = { n: 0, results: [], waiting: 0 }, gap = false;
+      for (var i = 0; i < parts; i++) {
+        if (!answers[i]) { view.waiting++; gap = true; continue; }
+        view.n += answers[i].results.length;
+        if (!byDate || !gap) view.results = view.results.concat(answers[i].results);
+      }
+      if (!byDate) view.results.sort(function (a, b) { return b.score - a.score; });  // stable: ties in part order
+      return view;
+    }
+
+    function renderResults(view, words) {
+      var n = view.n;
+      var mine = ticket, drawn = ++drawing;
+      return Promise.all(view.results.slice(0, shown).map(function (r) { return r.data(); }))
         .then(function (items) {
-          if (mine !== ticket) return;
+          if (mine !== ticket || drawn !== drawing) return;
           results.replaceChildren();
-          var what = n === 1 ? "1 paper" : n + " papers";
-          results.appendChild(el("p", "survey-search__status",
-            words ? what + " match " + JSON.stringify(words) : what + ", newest first"));
+          var what = (n === 1 ? "1 paper" : n + " papers") + (view.waiting ? " so far" : "");
+          var status = words ? what + " match " + JSON.stringify(words) : what + ", newest first";
+          if (view.waiting) {
+            status += " (searching " + view.waiting + " more part" + (view.waiting > 1 ? "s" : "") + " of the index…)";
+          }
+          results.appendChild(el("p", "survey-search__status", status));
           var ol = el("ol", "survey-search__list");
           items.forEach(function (d) { ol.appendChild(resultItem(d, "survey-result")); });
           results.appendChild(ol);
@@ -292,6 +420,18 @@
             results.appendChild(more);
           }
         });
+    }
+
+    // Each facet value's count over all parts.
+    function sumFilters(list) {
+      var out = {};
+      list.forEach(function (filters) {
+        Object.keys(filters || {}).forEach(function (name) {
+          var into = out[name] = out[name] || {};
+          Object.keys(filters[name]).forEach(function (v) { into[v] = (into[v] || 0) + filters[name][v]; });
+        });
+      });
+      return out;
     }
 
     // Papers only: every paper has a topic ("Other" when it has none), a hand-written page none.
@@ -306,30 +446,55 @@
       return options;
     }
 
-    // The results first: they need only the chunks of the words and of the chosen filters. Every
-    // facet's counts come after, once Pagefind has loaded all the filter chunks (filters()), by
-    // a second search; from then on one search gives both.
+    // The results first: they need only the chunks of the words and of the chosen filters, and
+    // part 1's come before the other parts are asked. Every facet's counts come after, once
+    // Pagefind has loaded all the filter chunks of every part (filters()), by a second search;
+    // from then on one search gives both.
     function run(push) {
       var mine = ++ticket;
       var words = state.q.trim();
       var options = searchOptions(words);
+      var alive = function () { return mine === ticket; };
+      var answers = [], parts = 1, byDate = options.sort !== undefined;
+      var draw = function () { return renderResults(merged(answers, parts, byDate), words); };
       if (push) history.replaceState(history.state, "", stateUrl(state));
       pagefind().then(function (pf) {
         return pf.search(words || null, options).then(function (search) {
-          if (mine !== ticket) return null;
-          var all = facetValues;
-          if (all) renderFacets(search.filters, all);
-          return renderResults(search, words).then(function () {
-            if (all || mine !== ticket) return null;
-            return pf.filters().then(function (every) {
-              facetValues = every;
-              return mine === ticket ? pf.search(words || null, options) : null;
-            }).then(function (counted) {
-              if (counted && mine === ticket) renderFacets(counted.filters, facetValues);
+          if (!alive()) throw new Stale();
+          answers[0] = search;
+          var all = facetValues, drawn = draw();
+          return laterParts().then(function (others) {
+            if (!alive()) throw new Stale();
+            parts = others.length + 1;
+            if (others.length) draw();  // says that more parts are coming
+            var every = [pf].concat(others), keep = null;
+            return partsWithWords(every, words).then(function (kept) {
+              if (!alive()) throw new Stale();
+              keep = kept;
+              if (!keep[0]) answers[0] = NOTHING;
+              return searchParts(others, keep.slice(1), alive, words || null, options, function (part, i) {
+                answers[i + 1] = part;
+                draw();
+              });
+            }).then(function () {
+              if (all) {
+                renderFacets(sumFilters(answers.map(function (a) { return a.filters; })), all);
+                return null;
+              }
+              return drawn.then(function () {
+                if (!alive()) throw new Stale();
+                return Promise.all(every.map(function (part) { return part.filters(); }));
+              }).then(function (values) {
+                facetValues = sumFilters(values);
+                return searchParts(every, keep, alive, words || null, options, function () {});
+              }).then(function (counted) {
+                if (alive()) renderFacets(sumFilters(counted.map(function (c) { return c.filters; })), facetValues);
+              });
             });
           });
         });
       }).catch(function (error) {
+        if (error instanceof Stale) return;
         results.replaceChildren(el("p", "survey-search__status", "Search is not available: " + error.message));
       });
     }

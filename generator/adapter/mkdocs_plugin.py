@@ -28,7 +28,7 @@ from ..corpus.store import NO_CACHE, CorpusCache
 from ..corpus.taxonomy import Taxonomy
 from ..site.markup import compact_html, dedent_html, number_lists
 from ..site.render import NavItem, Site, template_error
-from ..site.search import LIST_FOLDERS, BackgroundIndex, build_index
+from ..site.search import LIST_FOLDERS, PART, BackgroundIndex, build_index
 from ..site.sitemaps import split_sitemap
 from .incremental import QUIET_DIRTY, GeneratedFile, Incremental, collect_garbage, digest, tree_digest
 
@@ -43,6 +43,8 @@ class SurveyConfig(Config):
     templates = opt.Type(str, default="templates")
     nav = opt.Type(bool, default=True)
     search_index = opt.Type(bool, default=True)
+    # Papers per part of the search index (search.PART); tests set a small one.
+    search_part_size = opt.Type(int, default=PART)
 
 
 # `mkdocs serve` loads the configuration, and so a new plugin, for every rebuild: the parsed
@@ -58,6 +60,7 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
         self.incremental: Incremental | None = None
         self.files: Files | None = None
         self.unindexed: list[str] = []  # site folders Pagefind need not read
+        self.paper_pages: list[tuple[str, str | None]] = []  # (page below the site, date)
         self._indexed = 0
         self.background: BackgroundIndex | None = None
 
@@ -136,6 +139,7 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
         keyed = self.incremental is not None
         # A tag listing shows the title of every page with its tag.
         tagged = digest(*(f"{p.slug}\t{p.title}\t{p.tags}" for p in site.papers)) if keyed else ""
+        self.paper_pages = [(f"papers/{p.slug}.md", p.date) for p in site.papers]
         hidden = sorted(files.src_uris.keys() & pages.keys())
         if hidden:
             raise PluginError(f"survey: docs/{hidden[0]} would hide the generated page {hidden[0]}; "
@@ -159,6 +163,7 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
         if self.incremental:
             self.incremental.start(files, config, self._site_digest(config))
         self.files = files
+        self.paper_pages = [(files.src_uris[src].dest_uri, date) for src, date in self.paper_pages]
         # Pagefind need not read the generated lists, unless a hand-written page lives beside.
         own = {f.src_uri.split("/")[0] for f in files if f.is_documentation_page()
                and "/" in f.src_uri and not isinstance(f, GeneratedFile)}
@@ -218,11 +223,12 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
         split_sitemap(Path(config.site_dir), config.site_url or "")
         if not self.config.search_index:
             return
+        site_dir, size = Path(config.site_dir), self.config.search_part_size
         if self.background is not None:
-            self.background.start(Path(config.site_dir), skip=self.unindexed)
+            self.background.start(site_dir, self.unindexed, self.paper_pages, size)
             return
         try:
-            summary = build_index(Path(config.site_dir), skip=self.unindexed)
+            summary = build_index(site_dir, self.unindexed, self.paper_pages, size)
         except SurveyError as exc:
             raise PluginError(f"survey: {exc}") from None
         log.info(f"survey: search index written to pagefind/ {summary}")

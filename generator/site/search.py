@@ -4,6 +4,13 @@ Pagefind splits the index into small chunks that the browser fetches as a query 
 the first result costs a few hundred kilobytes at any corpus size. Only what is marked
 `data-pagefind-body` is indexed: a paper's title, authors and abstract (templates/paper.md.j2)
 and the hand-written pages (templates/theme/main.html), never the generated lists.
+
+A site of more than `PART` papers is indexed in parts: Pagefind scores every page that matches
+a query before it answers, so at 100,000 papers a common word costs seconds. The newest `PART`
+papers and every other indexed page make part 1, in `pagefind/` as a site of that size would
+have it; the older papers, newest first, make parts 2, 3, ... in `pagefind/part-2/`, ... .
+`pagefind/survey-parts.json` lists those folders (none for a smaller site): the browser
+searches part 1 first and the others after it has answered (docs/assets/search.js).
 """
 
 from __future__ import annotations
@@ -17,13 +24,18 @@ import shutil
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from ..core.errors import SurveyError
 
 OUTPUT = "pagefind"
+# The most papers in one part of the index, and where the parts after the first are listed.
+PART = 10_000
+MANIFEST = "survey-parts.json"
 # The folders of the generated lists (topics, tags, listings), none of which is indexed.
 LIST_FOLDERS = ("listings", "tags", "topics")
 # Permalink signs and the edit button are not words of a page.
@@ -71,15 +83,132 @@ def _glob_text(name: str) -> str:
     return "".join(f"[{c}]" if c in "*?[]{},!\\" else c for c in name)
 
 
-def build_index(site_dir: Path, skip: Iterable[str] = ()) -> str:
-    """Index the built site in place (`site_dir/pagefind/`); returns what it did and how long."""
+def plan_parts(papers: Iterable[tuple[str, str | None]], size: int = PART) -> list[tuple[str, ...]]:
+    """The paper pages of each part, part 1 first: (page path, date) pairs, newest first (dates
+    compared as text, as Pagefind sorts `data-pagefind-sort`), equal dates by path, papers
+    without a date last, in parts of at most `size`. One part (or none) for a small site."""
+    if size < 1:
+        raise SurveyError(f"search: the part size must be at least 1, not {size!r}")
+    by_path = sorted(papers, key=lambda paper: paper[0])
+    newest = [path for path, _ in sorted(by_path, key=lambda paper: paper[1] or "", reverse=True)]
+    return [tuple(newest[i:i + size]) for i in range(0, len(newest), size)]
+
+
+_MIRROR = "-part-"
+
+
+@dataclass(frozen=True)
+class _Bundle:
+    """One Pagefind run: the pages it reads (None: the site itself, as one part) and its folder."""
+
+    pages: tuple[str, ...] | None
+    output: Path
+    mirror: Path  # where the pages are linked for Pagefind to read, mirroring the site's paths
+
+
+def _bundles(site_dir: Path, output: Path, skip: Iterable[str], parts: Sequence[tuple[str, ...]]
+             ) -> list[_Bundle]:
+    """The runs that index the site into `output`: one over the site when it has one part;
+    otherwise part 1 (its papers and every page that is not a paper) into `output` and each
+    later part into `output/part-N/`."""
+    mirror = site_dir / f".{output.name.lstrip('.')}{_MIRROR}"
+    if len(parts) <= 1:
+        return [_Bundle(None, output, site_dir)]
+    later = {page for part in parts[1:] for page in part}
+    first = tuple(page for page in _indexed_pages(site_dir, skip) if page not in later)
+    return [_Bundle(first, output, Path(f"{mirror}1")),
+            *(_Bundle(part, output / f"part-{n}", Path(f"{mirror}{n}"))
+              for n, part in enumerate(parts[1:], 2))]
+
+
+def _indexed_pages(site_dir: Path, skip: Iterable[str]) -> list[str]:
+    """The HTML pages Pagefind reads on the whole site (see _command), as paths below it."""
+    skip = set(skip)
+    pages = []
+    for top, folders, files in os.walk(site_dir):
+        relative = Path(top).relative_to(site_dir)
+        if relative == Path("."):
+            folders[:] = [d for d in folders if d not in skip and d != OUTPUT and not d.startswith(".")]
+        pages += [(relative / name).as_posix() for name in files if name.endswith(".html")]
+    return sorted(pages)
+
+
+def _link_pages(site_dir: Path, bundle: _Bundle) -> None:
+    """Hard links to the bundle's pages under its mirror folder (copies where links fail)."""
+    shutil.rmtree(bundle.mirror, ignore_errors=True)
+    for page in bundle.pages or ():
+        target = bundle.mirror / page
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.link(site_dir / page, target)
+        except OSError:
+            shutil.copyfile(site_dir / page, target)
+
+
+def _run_bundle(site_dir: Path, skip: Iterable[str], bundle: _Bundle,
+                run: Callable[[list[str]], subprocess.CompletedProcess[str]]) -> list[str]:
+    """Index one bundle with `run` (Pagefind's command line -> its result); its "Indexed" lines."""
+    if bundle.pages is None:
+        return _finish(run(_command(site_dir, bundle.output, skip)), site_dir, bundle.output)
+    try:
+        _link_pages(site_dir, bundle)
+        return _finish(run(_command(bundle.mirror, bundle.output)), site_dir, bundle.output)
+    finally:
+        shutil.rmtree(bundle.mirror, ignore_errors=True)
+
+
+def _share_wasm(output: Path, bundles: Sequence[_Bundle]) -> None:
+    """Point the later parts at part 1's WebAssembly, which is the same file.
+
+    Pagefind's worker keeps the first WebAssembly it loads and ignores every later one, but each
+    instance fetches its bundle's own (72 KB) first: an entry's `wasm` is read into the URL
+    `{bundle}wasm.{wasm}.pagefind`, so "/../../wasm.en" makes that `{bundle}../wasm.en.pagefind`,
+    part 1's, which the browser has fetched already."""
+    for bundle in bundles:
+        if bundle.output == output:
+            continue
+        entry_path = bundle.output / "pagefind-entry.json"
+        entry = json.loads(entry_path.read_text(encoding="utf-8"))
+        for language in entry["languages"].values():
+            own = bundle.output / f"wasm.{language['wasm']}.pagefind"
+            if (output / own.name).read_bytes() != own.read_bytes():
+                raise SurveyError(f"search: {own} is not the WebAssembly of {output}")
+            own.unlink()
+            language["wasm"] = f"/../../wasm.{language['wasm']}"
+        entry_path.write_text(json.dumps(entry, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+
+
+def _write_manifest(output: Path, bundles: Sequence[_Bundle]) -> None:
+    _share_wasm(output, bundles)
+    folders = [b.output.relative_to(output).as_posix() for b in bundles if b.output != output]
+    (output / MANIFEST).write_text(json.dumps({"parts": folders}) + "\n", encoding="utf-8")
+
+
+def _summary(bundles: Sequence[_Bundle], lines: Sequence[list[str]]) -> str:
+    if len(bundles) == 1:
+        return "; ".join(lines[0])
+    return f"in {len(bundles)} parts: " + " | ".join(
+        f"part {n}: " + "; ".join(part) for n, part in enumerate(lines, 1))
+
+
+def build_index(site_dir: Path, skip: Iterable[str] = (), papers: Iterable[tuple[str, str | None]] = (),
+                part_size: int = PART) -> str:
+    """Index the built site in place (`site_dir/pagefind/`); returns what it did and how long.
+    `papers` are the paper pages (path below the site, date): more than `part_size` of them
+    and the index is written in parts."""
     started = time.perf_counter()
+    skip = tuple(skip)
     # Files are named by their content: an index left from an earlier build would stay beside.
-    shutil.rmtree(site_dir / OUTPUT, ignore_errors=True)
-    result = subprocess.run(_command(site_dir, site_dir / OUTPUT, skip), capture_output=True, text=True,
-                            check=False)
-    lines = _finish(result, site_dir, site_dir / OUTPUT)
-    return f"in {time.perf_counter() - started:.2f} s: " + "; ".join(lines)
+    for old in (site_dir / OUTPUT, *site_dir.glob(f".{OUTPUT}{_MIRROR}*")):
+        shutil.rmtree(old, ignore_errors=True)
+    bundles = _bundles(site_dir, site_dir / OUTPUT, skip, plan_parts(papers, part_size))
+
+    def run(command: list[str]) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(command, capture_output=True, text=True, check=False)
+
+    lines = [_run_bundle(site_dir, skip, bundle, run) for bundle in bundles]
+    _write_manifest(site_dir / OUTPUT, bundles)
+    return f"in {time.perf_counter() - started:.2f} s: " + _summary(bundles, lines)
 
 
 # Unfinished bundles of the background index, inside the site folder so that the swap is a
@@ -108,15 +237,17 @@ class BackgroundIndex:
         self._done = threading.Event()
         self._done.set()
 
-    def start(self, site_dir: Path, skip: Iterable[str] = ()) -> None:
+    def start(self, site_dir: Path, skip: Iterable[str] = (), papers: Iterable[tuple[str, str | None]] = (),
+              part_size: int = PART) -> None:
         self.cancel()
+        parts = plan_parts(papers, part_size)
         with self._lock:
             self._generation += 1
             generation = self._generation
             self._done.clear()
         for stale in site_dir.glob(f"{_NEXT}*"):
             shutil.rmtree(stale, ignore_errors=True)
-        thread = threading.Thread(target=self._run, args=(generation, site_dir, tuple(skip)),
+        thread = threading.Thread(target=self._run, args=(generation, site_dir, tuple(skip), parts),
                                   name="survey-pagefind", daemon=True)
         self._thread = thread
         thread.start()
@@ -140,30 +271,39 @@ class BackgroundIndex:
     def _current(self, generation: int) -> bool:
         return generation == self._generation
 
-    def _run(self, generation: int, site_dir: Path, skip: tuple[str, ...]) -> None:
+    def _pagefind(self, generation: int, command: list[str]) -> subprocess.CompletedProcess[str]:
+        """One Pagefind run, killed by `cancel`; a cancelled run raises _Cancelled."""
+        with self._lock:
+            if not self._current(generation):
+                raise _Cancelled
+            proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            self._proc = proc
+        stdout, stderr = proc.communicate()
+        with self._lock:
+            self._proc = None
+            if not self._current(generation):
+                raise _Cancelled
+        return subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr)
+
+    def _run(self, generation: int, site_dir: Path, skip: tuple[str, ...],
+             parts: list[tuple[str, ...]]) -> None:
         started = time.perf_counter()
         output = site_dir / f"{_NEXT}{generation}"
         try:
+            bundles = _bundles(site_dir, output, skip, parts)
+            lines = [_run_bundle(site_dir, skip, bundle, partial(self._pagefind, generation))
+                     for bundle in bundles]
+            _write_manifest(output, bundles)
             with self._lock:
                 if not self._current(generation):
                     return
-                proc = subprocess.Popen(_command(site_dir, output, skip), stdout=subprocess.PIPE,
-                                        stderr=subprocess.PIPE, text=True)
-                self._proc = proc
-            stdout, stderr = proc.communicate()
-            result = subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr)
-            with self._lock:
-                if not self._current(generation):
-                    return
-            lines = _finish(result, site_dir, output)
-            with self._lock:
-                if not self._current(generation):
-                    return
-                _swap(output, site_dir / OUTPUT)
+                _swap(output, site_dir / OUTPUT)  # every part at once
             self.report(f"in {time.perf_counter() - started:.2f} s, in the background: "
-                        + "; ".join(lines))
+                        + _summary(bundles, lines))
             if self.then is not None:
                 self.then()
+        except _Cancelled:
+            pass
         except (SurveyError, OSError) as exc:
             if self._current(generation):
                 self.fail(str(exc))
@@ -173,6 +313,10 @@ class BackgroundIndex:
                 self._proc = None
                 if self._current(generation):
                     self._done.set()
+
+
+class _Cancelled(Exception):
+    """A newer request replaced the background run."""
 
 
 _RENAME_EXCHANGE = 2
