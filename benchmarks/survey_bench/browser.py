@@ -175,8 +175,9 @@ def search_in_browser(built: Built, args: argparse.Namespace) -> dict[str, Any]:
     with serve(built.site_full) as base, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         try:
+            parts = in_parts(built.site_full)
             for i in range(max(args.runs, 3)):
-                runs.append(first_result(browser, base, QUERY, parts=in_parts(built.site_full)))
+                runs.append(first_result(browser, base, QUERY, parts=parts))
                 say(f"[{n}] browser run {i + 1}: first result {runs[-1]['first_result_s']:.2f} s, "
                     f"{runs[-1]['bytes_fetched'] / 1024:.0f} KB fetched "
                     f"({runs[-1]['pagefind_bytes_fetched'] / 1024:.0f} KB of index)")

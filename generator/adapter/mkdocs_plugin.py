@@ -139,7 +139,6 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
         keyed = self.incremental is not None
         # A tag listing shows the title of every page with its tag.
         tagged = digest(*(f"{p.slug}\t{p.title}\t{p.tags}" for p in site.papers)) if keyed else ""
-        self.paper_pages = [(f"papers/{p.slug}.md", p.date) for p in site.papers]
         hidden = sorted(files.src_uris.keys() & pages.keys())
         if hidden:
             raise PluginError(f"survey: docs/{hidden[0]} would hide the generated page {hidden[0]}; "
@@ -163,7 +162,7 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
         if self.incremental:
             self.incremental.start(files, config, self._site_digest(config))
         self.files = files
-        self.paper_pages = [(files.src_uris[src].dest_uri, date) for src, date in self.paper_pages]
+        self.paper_pages = [(files.src_uris[f"papers/{p.slug}.md"].dest_uri, p.date) for p in site.papers]
         # Pagefind need not read the generated lists, unless a hand-written page lives beside.
         own = {f.src_uri.split("/")[0] for f in files if f.is_documentation_page()
                and "/" in f.src_uri and not isinstance(f, GeneratedFile)}

@@ -179,6 +179,7 @@ def _share_wasm(output: Path, bundles: Sequence[_Bundle]) -> None:
 
 
 def _write_manifest(output: Path, bundles: Sequence[_Bundle]) -> None:
+    """Tie the parts to part 1: their WebAssembly is part 1's, and survey-parts.json lists them."""
     _share_wasm(output, bundles)
     folders = [b.output.relative_to(output).as_posix() for b in bundles if b.output != output]
     (output / MANIFEST).write_text(json.dumps({"parts": folders}) + "\n", encoding="utf-8")
