@@ -96,6 +96,15 @@ def make_project(tmp: Path, corpus: Path | None = None) -> Path:
     return project
 
 
+def plugin_option(project: Path, line: str) -> None:
+    """Add an option line (`key: value`) to the survey plugin of the project's mkdocs.yml."""
+    path = project / "mkdocs.yml"
+    config = path.read_text(encoding="utf-8")
+    anchor = "      templates: templates\n"
+    assert anchor in config
+    path.write_text(config.replace(anchor, anchor + f"      {line}\n"), encoding="utf-8")
+
+
 def mkdocs_build(project: Path, site: Path | None = None) -> Path:
     site = site or project / "site"
     result = subprocess.run(

@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, make_project, mkdocs_build
+from conftest import ROOT, make_project, mkdocs_build, plugin_option
 
 from generator.core.errors import SurveyError
 from generator.corpus.store import load_corpus
@@ -94,11 +94,7 @@ def test_the_build_indexes_in_parts_when_told(tmp_path: Path) -> None:
     """`search_part_size` in mkdocs.yml: the build hands the plugin's paper pages and dates to
     the index, which is the one a re-index of the same pages in parts of that size writes."""
     project = make_project(tmp_path)
-    config = (project / "mkdocs.yml").read_text(encoding="utf-8")
-    line = "      templates: templates\n"
-    told = config.replace(line, line + "      search_part_size: 100\n")
-    assert told != config
-    (project / "mkdocs.yml").write_text(told, encoding="utf-8")
+    plugin_option(project, "search_part_size: 100")
     site = mkdocs_build(project)
     assert json.loads((site / OUTPUT / MANIFEST).read_text()) == {"parts": ["part-2", "part-3", "part-4"]}
     built = files_of(site / OUTPUT)

@@ -24,10 +24,13 @@ from typing import Any
 
 import jinja2
 from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.structure.pages import Page
 from mkdocs.utils import meta as mkdocs_meta
 
+from ..core.errors import SurveyError
+from ..core.forked import Forked
 from ..site.render import RenderCache
 
 
@@ -64,6 +67,37 @@ class GeneratedFile(File):
         and exports are some 150 MB that MkDocs would keep to the end of the build. Reading it
         again fails loudly (File.content_string asserts a source path)."""
         self._content = None
+
+
+class StreamedFile(GeneratedFile):
+    """A generated file whose content comes from the render process (`core.forked`): MkDocs
+    reading it waits until it has come. Its content is otherwise a GeneratedFile's."""
+
+    _stream: Forked | None = None  # until the content has come
+    _text: str | bytes | None = None
+
+    @classmethod
+    def streamed(cls, config: MkDocsConfig, path: str, stream: Forked,
+                 inclusion: InclusionLevel = InclusionLevel.UNDEFINED) -> StreamedFile:
+        file = cls.generated(config, path, content="", inclusion=inclusion)
+        assert isinstance(file, StreamedFile)
+        file._stream = stream
+        return file
+
+    @property  # type: ignore[override]
+    def _content(self) -> str | bytes | None:  # every read of File's content goes through it
+        if self._stream is not None:
+            try:
+                self._text = self._stream.take(self.src_uri)
+            except SurveyError as exc:
+                raise PluginError(f"survey: {exc}") from None
+            self._stream = None
+        return self._text
+
+    @_content.setter
+    def _content(self, value: str | bytes | None) -> None:
+        self._text = value
+        self._stream = None
 
 
 def digest(*parts: str | bytes) -> str:

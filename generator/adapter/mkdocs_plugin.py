@@ -22,15 +22,24 @@ from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import Files, InclusionLevel
 
 from ..core.errors import SurveyError
+from ..core.forked import Forked
 from ..core.progress import Progress
 from ..corpus.check import check_corpus
 from ..corpus.store import NO_CACHE, CorpusCache
 from ..corpus.taxonomy import Taxonomy
 from ..site.markup import compact_html, dedent_html, number_lists
-from ..site.render import NavItem, Site, template_error
+from ..site.render import NavItem, Site, page_order, template_error
 from ..site.search import LIST_FOLDERS, PART, BackgroundIndex, build_index
 from ..site.sitemaps import split_sitemap
-from .incremental import QUIET_DIRTY, GeneratedFile, Incremental, collect_garbage, digest, tree_digest
+from .incremental import (
+    QUIET_DIRTY,
+    GeneratedFile,
+    Incremental,
+    StreamedFile,
+    collect_garbage,
+    digest,
+    tree_digest,
+)
 
 log = logging.getLogger("mkdocs.plugins.survey")
 
@@ -45,6 +54,8 @@ class SurveyConfig(Config):
     search_index = opt.Type(bool, default=True)
     # Papers per part of the search index (search.PART); tests set a small one.
     search_part_size = opt.Type(int, default=PART)
+    # `mkdocs build` renders the pages in a second process, beside MkDocs, on two or more cores.
+    render_process = opt.Type(bool, default=True)
 
 
 # `mkdocs serve` loads the configuration, and so a new plugin, for every rebuild: the parsed
@@ -63,6 +74,7 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
         self.paper_pages: list[tuple[str, str | None]] = []  # (page below the site, date)
         self._indexed = 0
         self.background: BackgroundIndex | None = None
+        self.stream: Forked | None = None  # the render process of this build
 
     # With on_startup, MkDocs keeps this plugin across the rebuilds of one `mkdocs serve`.
     def on_startup(self, *, command: str, dirty: bool) -> None:
@@ -77,7 +89,26 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
             then=collect_garbage if self.incremental else None,
         ) if command == "serve" else None
 
+    def on_build_error(self, *, error: Exception) -> None:
+        self._end_stream()
+
+    def _end_stream(self) -> None:
+        if self.stream is not None:
+            self.stream.close()
+            self.stream = None
+
+    def _render_apart(self) -> bool:
+        """Render in a second process: in a build (serve keeps its caches in this process), on
+        a machine where the second process gets a core of its own."""
+        if not self.config.render_process or self.command not in ("build", "gh-deploy"):
+            return False
+        if self.incremental is not None or not hasattr(os, "fork"):
+            return False
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+        return (cores or 1) >= 2
+
     def on_shutdown(self) -> None:
+        self._end_stream()
         if self.background is not None:
             self.background.cancel()
             self.background = None
@@ -119,12 +150,19 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
             more = f"\n... and {len(problems) - 20} more" if len(problems) > 20 else ""
             raise PluginError(f"survey: the corpus has {len(problems)} problem(s); run "
                               f"'survey check':\n{shown}{more}")
+        stream = None
         try:
             site = Site(corpus, Path(self.templates_dir), site_url=config.site_url or "",
                         cache=self.incremental.render if self.incremental else None,
                         site_name=config.site_name)
-            pages = site.pages()
-            others = site.files()
+            site.compile_templates()
+            if self._render_apart():
+                page_jobs, file_jobs = site.page_jobs(), site.file_jobs()
+                page_paths, other_paths = [p for p, _ in page_jobs], [p for p, _ in file_jobs]
+                pages: dict[str, str] = {}
+            else:
+                pages, others = site.pages(), site.files()
+                page_paths, other_paths = sorted(pages, key=page_order), sorted(others)
         except SurveyError as exc:
             raise PluginError(f"survey: {exc}") from None
         except Exception as exc:  # a template error: name the template and the line
@@ -133,28 +171,38 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
             if isinstance(exc, jinja2.TemplateError):
                 raise PluginError(f"survey: {template_error(exc)}") from None
             raise
-        edit = site.edit_targets(pages)
+        edit = site.edit_targets(page_paths)
         in_nav = site.nav_paths() if self.config.nav else set()
         # What each page's HTML is made of, hashed: only `serve --dirty` compares them.
         keyed = self.incremental is not None
         # A tag listing shows the title of every page with its tag.
         tagged = digest(*(f"{p.slug}\t{p.title}\t{p.tags}" for p in site.papers)) if keyed else ""
-        hidden = sorted(files.src_uris.keys() & pages.keys())
+        hidden = sorted(files.src_uris.keys() & set(page_paths))
         if hidden:
             raise PluginError(f"survey: docs/{hidden[0]} would hide the generated page {hidden[0]}; "
                               f"rename or remove it")
-        for path in sorted(pages):
+        if not pages:  # rendered apart: from here on, while MkDocs reads the first pages
+            stream = self.stream = Forked([*page_jobs, *file_jobs], describe=_describe)
+            log.debug(f"survey: rendering {len(page_jobs) + len(file_jobs)} pages and files in a "
+                      f"second process (pid {stream.pid})")
+        for path in page_paths:
             # Paper, tag and list-part pages stay out of the navigation, which would otherwise
             # grow with the corpus on every page.
             inclusion = InclusionLevel.UNDEFINED if path in in_nav else InclusionLevel.NOT_IN_NAV
             target = edit.get(path)
-            parts = (target or "", inclusion.name, tagged if _TAG_LISTING in pages[path] else "")
-            key = self.incremental.page_key(path, pages[path], parts) if self.incremental else ""
-            file = GeneratedFile.of(config, path, pages[path], key, inclusion)
+            if stream is not None:
+                file: GeneratedFile = StreamedFile.streamed(config, path, stream, inclusion)
+            else:
+                parts = (target or "", inclusion.name, tagged if _TAG_LISTING in pages[path] else "")
+                key = self.incremental.page_key(path, pages[path], parts) if self.incremental else ""
+                file = GeneratedFile.of(config, path, pages[path], key, inclusion)
             # edit_uri points into docs/; the page's source lives beside docs/ in the repository.
             file.edit_uri = f"../{target}" if target else None
             files.append(file)
-        for path in sorted(others):
+        for path in other_paths:
+            if stream is not None:
+                files.append(StreamedFile.streamed(config, path, stream))
+                continue
             key = self.incremental.page_key(path, others[path], ()) if self.incremental else ""
             files.append(GeneratedFile.of(config, path, others[path], key))
         if self.config.nav:
@@ -213,6 +261,7 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
 
     @event_priority(-100)  # Run last: Pagefind indexes the site as every other plugin left it.
     def on_post_build(self, *, config: MkDocsConfig) -> None:
+        self._end_stream()
         if self.incremental and self.files is not None:
             search = _plugin(config, "search")
             if search is not None:
@@ -262,6 +311,17 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
                 from material.plugins.tags.structure.tag import Tag
 
                 plugin.config.tags_allowed = {Tag(n) for n in names}
+
+
+def _describe(path: str, exc: BaseException) -> str:
+    """An exception of the render process as one line, as `on_files` would report it."""
+    import jinja2
+
+    if isinstance(exc, jinja2.TemplateError):
+        return template_error(exc)
+    if isinstance(exc, SurveyError):
+        return str(exc)
+    return f"rendering {path} failed: {type(exc).__name__}: {exc}"
 
 
 def _plugin(config: MkDocsConfig, name: str) -> Any:

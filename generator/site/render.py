@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -161,7 +161,7 @@ class Site:
                 self.by_tag[tag].append(paper)
         for papers in (*self.by_topic.values(), *self.by_tag.values()):
             papers.sort(key=title_order)
-        self.related = self._related_papers()
+        self._related: dict[str, list[str]] | None = None  # computed when a paper page is
         self.bib_keys = bibtex_keys(self.papers)
         # Every part of a topic or tag page shows the count of its whole list (not changed
         # after this point): 2,000 parts at 10,000 papers, each counting up to 3,000 papers.
@@ -170,6 +170,7 @@ class Site:
             self._citable[id(papers)] = (papers, sum(p.slug in self.bib_keys for p in papers))
         self._items: dict[tuple[str, str | None], str] = {}
         self._parts: Any = None  # _parts.md.j2, for its item macro
+        self._paper_template: jinja2.Template | None = None
         # Each citable paper's BibTeX entry, made once (a paper is cited on its page and in
         # several .bib files); under serve kept across builds while the paper and its key are.
         self._bibtex: dict[str, tuple[Any, str]] = cache.bibtex if cache is not None else {}
@@ -180,11 +181,15 @@ class Site:
                 if made_from != (self._facts.get(slug), self.bib_keys.get(slug)):
                     del self._bibtex[slug]
 
-    def _related_papers(self) -> dict[str, list[str]]:
-        cache = self.cache
-        if cache is None:
-            return related_papers(self.papers)
-        return cache.related.update(self.papers)
+    @property
+    def related(self) -> dict[str, list[str]]:
+        """Each paper's related papers, computed on first use: a plan of the pages
+        (`page_jobs`) does without them."""
+        if self._related is None:
+            cache = self.cache
+            self._related = (related_papers(self.papers) if cache is None
+                             else cache.related.update(self.papers))
+        return self._related
 
     def _front_matter(self, **values: Any) -> Markup:
         for key in ("title", "description", "feed_title"):
@@ -193,56 +198,67 @@ class Site:
         return trusted(front_matter(**values))
 
     def pages(self) -> dict[str, str]:
-        out: dict[str, str] = {}
-        render = self._render
+        """Every page's Markdown, by path."""
         cache = self.cache
         if cache is not None:
             self._lists_before, cache.list_pages = cache.list_pages, {}
-        out["index.md"] = render("home.md.j2", home=True)
-        out["topics/index.md"] = render("topics.md.j2")
+        out = {path: job() for path, job in self.page_jobs()}
+        if cache is not None:
+            for gone in set(cache.paper_pages) - set(self.corpus.papers):
+                del cache.paper_pages[gone]
+            del self._lists_before
+        return out
+
+    def page_jobs(self) -> list[tuple[str, Callable[[], str]]]:
+        """Every page's path and what renders it, in `page_order`: the plan of the pages, made
+        without rendering any (nor working out the related papers, which only paper pages
+        show). `pages` runs them; `mkdocs build` may run them in a second process."""
+        jobs: list[tuple[str, Callable[[], str]]] = []
+        render = self._render
+        jobs.append(("index.md", partial(render, "home.md.j2", home=True)))
+        jobs.append(("topics/index.md", partial(render, "topics.md.j2")))
         for topic in self.topics:
-            out.update(self._paper_list("topic.md.j2", f"topics/{topic.id}",
-                                        self.by_topic[topic.id], topic=topic))
-        out["listings/index.md"] = render("listings.md.j2")
+            jobs += self._paper_list("topic.md.j2", f"topics/{topic.id}", self.by_topic[topic.id],
+                                     topic=topic)
+        jobs.append(("listings/index.md", partial(render, "listings.md.j2")))
         for listing in self.listings:
             rows = self._listing_rows(listing)
             # What every part says of the whole listing, counted once rather than on each part.
             shared = sum(1 for r in rows if r["elsewhere"])
             citable = self.citable(self._listed_papers(rows))
-            whole = self._listing_key(listing, rows, shared, citable) if cache is not None else None
+            whole = self._listing_key(listing, rows, shared, citable) if self.cache is not None else None
             for part in split(rows, f"listings/{listing.slug}"):
-                out[part.path] = self._cached(
-                    part.path, partial(self._listing_part_key, whole, part),
+                jobs.append((part.path, partial(
+                    self._cached, part.path, partial(self._listing_part_key, whole, part),
                     partial(render, "listing.md.j2", listing=listing, part=part, rows=rows,
-                            shared=shared, citable=citable))
-        out["statistics.md"] = render("statistics.md.j2", stats=self.statistics())
-        out["search.md"] = render("search.md.j2")
-        out["tags/index.md"] = render("tags.md.j2")
+                            shared=shared, citable=citable))))
+        jobs.append(("statistics.md", lambda: render("statistics.md.j2", stats=self.statistics())))
+        jobs.append(("search.md", partial(render, "search.md.j2")))
+        jobs.append(("tags/index.md", partial(render, "tags.md.j2")))
         for tag in self.corpus.taxonomy.tags:
-            out.update(self._paper_list("tag.md.j2", f"tags/{tag.id}", self.by_tag[tag.id], tag=tag))
-        paper_template = self.env.get_template("paper.md.j2")
-        paper_pages = cache.paper_pages if cache is not None else None
-        for paper in self.papers:
-            listed = self.listings_of.get(paper.slug, [])
-            related = [self.corpus.papers[s] for s in self.related.get(paper.slug, [])]
-            bib_key = self.bib_keys.get(paper.slug)
-            if paper_pages is not None:
-                key = (self._stamp, bib_key, self._paper_page_key(paper, listed, related))
-                hit = paper_pages.get(paper.slug)
-                if hit is not None and hit[0] == key:
-                    out[f"papers/{paper.slug}.md"] = hit[1]
-                    continue
-            text = paper_template.render(
-                self._context(), paper=paper, related=related, bibtex=self.bibtex(paper),
-                listed=[(li, pos, self.entry_link(f"papers/{paper.slug}.md", li, pos)) for li, pos in listed])
-            if paper_pages is not None:
-                paper_pages[paper.slug] = (key, text)
-            out[f"papers/{paper.slug}.md"] = text
+            jobs += self._paper_list("tag.md.j2", f"tags/{tag.id}", self.by_tag[tag.id], tag=tag)
+        jobs += [(f"papers/{paper.slug}.md", partial(self._paper_page, paper)) for paper in self.papers]
+        jobs.sort(key=lambda job: page_order(job[0]))
+        return jobs
+
+    def _paper_page(self, paper: Paper) -> str:
+        listed = self.listings_of.get(paper.slug, [])
+        related = [self.corpus.papers[s] for s in self.related.get(paper.slug, [])]
+        paper_pages = self.cache.paper_pages if self.cache is not None else None
         if paper_pages is not None:
-            for gone in set(paper_pages) - set(self.corpus.papers):
-                del paper_pages[gone]
-            del self._lists_before
-        return out
+            key = (self._stamp, self.bib_keys.get(paper.slug), self._paper_page_key(paper, listed, related))
+            hit = paper_pages.get(paper.slug)
+            if hit is not None and hit[0] == key:
+                return hit[1]
+        template = self._paper_template
+        if template is None:
+            template = self._paper_template = self.env.get_template("paper.md.j2")
+        text = template.render(
+            self._context(), paper=paper, related=related, bibtex=self.bibtex(paper),
+            listed=[(li, pos, self.entry_link(f"papers/{paper.slug}.md", li, pos)) for li, pos in listed])
+        if paper_pages is not None:
+            paper_pages[paper.slug] = (key, text)
+        return text
 
     def _listing_part_key(self, whole: Any, part: Part[dict[str, Any]]) -> Any:
         return (whole, _part_key(part), tuple(
@@ -317,9 +333,10 @@ class Site:
             text = self._items[key] = str(macro(paper, current_topic, _PREFIX))
         return Markup(text.replace(_PREFIX, prefix))
 
-    def _paper_list(self, template: str, base: str, papers: list[Paper], **context: Any) -> dict[str, str]:
+    def _paper_list(self, template: str, base: str, papers: list[Paper],
+                    **context: Any) -> list[tuple[str, Callable[[], str]]]:
         """A list of papers in parts of 100, once per order the reader can choose."""
-        out: dict[str, str] = {}
+        out: list[tuple[str, Callable[[], str]]] = []
         orders = orders_for(papers)
         whole = ((template, repr(sorted(context.items())), len(papers), self.citable(papers))
                  if self.cache is not None else None)
@@ -328,10 +345,10 @@ class Site:
             for part in split(sort_papers(papers, order), order_base):
                 switch = [(o.label, None if o is order else relative(part.path, part_path(
                     f"{base}/{o.key}" if o.key else base, 1))) for o in orders]
-                out[part.path] = self._cached(
-                    part.path, partial(self._list_part_key, whole, order, switch, part),
+                out.append((part.path, partial(
+                    self._cached, part.path, partial(self._list_part_key, whole, order, switch, part),
                     partial(self._render, template, papers=papers, part=part, order=order,
-                            switch=switch, **context))
+                            switch=switch, **context))))
         return out
 
     def entry_link(self, from_path: str, listing: Listing, position: int) -> str:
@@ -341,36 +358,52 @@ class Site:
 
     def files(self) -> dict[str, str]:
         """The other generated files: Atom feeds and the corpus exports."""
+        return {path: job() for path, job in self.file_jobs()}
+
+    def file_jobs(self) -> list[tuple[str, Callable[[], str]]]:
+        """The other generated files' paths and what writes each, sorted by path."""
         names = {t.id: t.name for t in self.topics}
         feed = partial(self._feed, site_url=self.site_url, topic_names=names, author=self.name)
         # Feeds sit at the site root: Material fetches a sitemap.xml beside every
         # <link rel="alternate">, and the root is where MkDocs writes it. Topic and tag ids
         # share one namespace, so feed-ID.xml names one feed.
-        out = {"feed.xml": feed(title=f"{self.name}: newest papers", feed_path="feed.xml",
-                                page_path="", papers=self.papers)}
+        jobs: list[tuple[str, Callable[[], str]]] = [
+            ("feed.xml", partial(feed, title=f"{self.name}: newest papers", feed_path="feed.xml",
+                                 page_path="", papers=self.papers))]
         for topic in self.topics:
-            out[f"feed-{topic.id}.xml"] = feed(
-                title=f"{self.name}: {topic.name}", feed_path=f"feed-{topic.id}.xml",
-                page_path=f"topics/{topic.id}/", papers=self.by_topic[topic.id])
+            jobs.append((f"feed-{topic.id}.xml", partial(
+                feed, title=f"{self.name}: {topic.name}", feed_path=f"feed-{topic.id}.xml",
+                page_path=f"topics/{topic.id}/", papers=self.by_topic[topic.id])))
         for tag in self.corpus.taxonomy.tags:
-            out[f"feed-{tag.id}.xml"] = feed(
-                title=f"{self.name}: tag {tag.name}", feed_path=f"feed-{tag.id}.xml",
-                page_path=f"tags/{tag.id}/", papers=self.by_tag[tag.id])
+            jobs.append((f"feed-{tag.id}.xml", partial(
+                feed, title=f"{self.name}: tag {tag.name}", feed_path=f"feed-{tag.id}.xml",
+                page_path=f"tags/{tag.id}/", papers=self.by_tag[tag.id])))
         bib = partial(bib_file, entry=self.bibtex)
-        out["exports/survey.bib"] = bib(self.papers, title=self.name)
+        jobs.append(("exports/survey.bib", partial(bib, self.papers, title=self.name)))
         for topic in self.topics:
-            out[f"exports/topics/{topic.id}.bib"] = bib(self.by_topic[topic.id],
-                                                        title=f"{self.name}: {topic.name}")
+            jobs.append((f"exports/topics/{topic.id}.bib", partial(
+                bib, self.by_topic[topic.id], title=f"{self.name}: {topic.name}")))
         for tag in self.corpus.taxonomy.tags:
-            out[f"exports/tags/{tag.id}.bib"] = bib(self.by_tag[tag.id], title=f"{self.name}: tag {tag.name}")
+            jobs.append((f"exports/tags/{tag.id}.bib", partial(
+                bib, self.by_tag[tag.id], title=f"{self.name}: tag {tag.name}")))
         for listing in self.listings:
             papers = [self.corpus.papers[s] for s in dict.fromkeys(e.paper for e in listing.entries)]
-            out[f"exports/listings/{listing.slug}.bib"] = bib(papers, title=f"{self.name}: {listing.name}")
+            jobs.append((f"exports/listings/{listing.slug}.bib", partial(
+                bib, papers, title=f"{self.name}: {listing.name}")))
         if self.cache is not None:
-            out["exports/papers.json"], out["exports/papers.csv"] = exports(self.corpus, self.cache.exports)
+            both: list[str] = []  # exports() writes the two at once, from its memo
+
+            def export(i: int) -> str:
+                if not both:
+                    assert self.cache is not None
+                    both.extend(exports(self.corpus, self.cache.exports))
+                return both[i]
+            jobs += [("exports/papers.json", partial(export, 0)), ("exports/papers.csv", partial(export, 1))]
         else:
-            out["exports/papers.json"], out["exports/papers.csv"] = to_json(self.corpus), to_csv(self.corpus)
-        return out
+            jobs += [("exports/papers.json", partial(to_json, self.corpus)),
+                     ("exports/papers.csv", partial(to_csv, self.corpus))]
+        jobs.sort(key=lambda job: job[0])
+        return jobs
 
     def _feed(self, **values: Any) -> str:
         """atom_feed(**values); under serve, kept while its newest papers and names are the same."""
@@ -454,10 +487,10 @@ class Site:
             todo.extend(item.children)
         return paths
 
-    def edit_targets(self, pages: dict[str, str] | None = None) -> dict[str, str]:
+    def edit_targets(self, pages: Iterable[str] = ()) -> dict[str, str]:
         """For each generated page, the corpus or template file a person edits to change it."""
         out = {f"papers/{p.slug}.md": f"corpus/{p.file}" for p in self.papers}
-        for path in pages or {}:
+        for path in pages:
             kind, _, rest = path.partition("/")
             name = rest.split("/")[0].removesuffix(".md")
             if kind == "listings" and name in self.corpus.listings:
@@ -471,6 +504,12 @@ class Site:
         out["index.md"] = "templates/home.md.j2"
         out["statistics.md"] = "templates/statistics.md.j2"
         return out
+
+    def compile_templates(self) -> None:
+        """Compile every page template now: a syntax error is reported before any page is
+        rendered (and a render in a second process finds them compiled)."""
+        for name in self.env.list_templates(filter_func=lambda n: n.endswith(".md.j2")):
+            self.env.get_template(name)
 
     def _render(self, name: str, **context: Any) -> str:
         return self.env.get_template(name).render(self._context(), **context)
@@ -499,6 +538,12 @@ class Site:
                          if not (li.slug == listing.slug and pos == position)]
             rows.append({"position": position, "entry": entry, "paper": paper, "elsewhere": elsewhere})
         return rows
+
+
+def page_order(path: str) -> tuple[bool, str]:
+    """The order of the pages as rendered and handed to MkDocs: by path, paper pages last (a
+    render in a second process works out the related papers while MkDocs reads the lists)."""
+    return (path.startswith("papers/"), path)
 
 
 def _facts(p: Paper) -> tuple[Any, ...]:

@@ -1,0 +1,113 @@
+"""The render process: `mkdocs build` renders the pages in a forked second process and streams
+them to MkDocs (generator/core/forked.py, StreamedFile in the adapter)."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import make_project, plugin_option
+
+from generator.core.errors import SurveyError
+from generator.core.forked import Forked
+from generator.corpus.check import check_corpus
+from generator.site.render import Site
+
+needs_fork = pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork on this platform")
+
+
+def describe(key: str, exc: BaseException) -> str:
+    return f"{key}: {type(exc).__name__}: {exc}"
+
+
+def fail(message: str) -> str:
+    raise SurveyError(message)
+
+
+def die() -> str:
+    os.kill(os.getpid(), signal.SIGKILL)
+    return "never"
+
+
+@needs_fork
+def test_results_come_whole_in_any_order_they_are_taken() -> None:
+    big = "ß<kernel> {{ x }} $ |\n" * 400_000  # some 9 MB: far beyond a pipe's buffer
+    jobs = [("a.md", lambda: "first"), ("b.md", lambda: big), ("c.md", lambda: "")]
+    stream = Forked(jobs, describe)
+    try:
+        assert stream.take("c.md") == ""
+        assert stream.take("a.md") == "first"
+        assert stream.take("b.md") == big
+        with pytest.raises(SurveyError, match=r"made no a\.md"):
+            stream.take("a.md")  # handed over once, then forgotten
+    finally:
+        stream.close()
+    assert stream._status == 0
+
+
+@needs_fork
+def test_a_failing_job_is_reported_as_its_one_line_and_what_came_before_stays() -> None:
+    jobs = [("a.md", lambda: "fine"), ("b.md", lambda: fail("corpus/x.yaml: field 'title': empty")),
+            ("c.md", lambda: "never")]
+    stream = Forked(jobs, describe)
+    try:
+        for key in ("b.md", "c.md"):
+            with pytest.raises(SurveyError) as caught:
+                stream.take(key)
+            assert str(caught.value) == "b.md: SurveyError: corpus/x.yaml: field 'title': empty"
+        assert stream.take("a.md") == "fine"
+    finally:
+        stream.close()
+    assert stream._status == 1
+
+
+@needs_fork
+def test_a_child_that_dies_is_reported_not_waited_for() -> None:
+    stream = Forked([("a.md", lambda: "fine"), ("b.md", die)], describe)
+    try:
+        with pytest.raises(SurveyError, match=r"ended before it made b\.md \(killed by signal 9\)"):
+            stream.take("b.md")
+        assert stream.take("a.md") == "fine"
+    finally:
+        stream.close()
+
+
+@needs_fork
+def test_close_stops_a_child_still_at_work() -> None:
+    stream = Forked([("slow.md", lambda: time.sleep(600) or "late")], describe)
+    started = time.monotonic()
+    stream.close()
+    assert time.monotonic() - started < 30
+    assert stream._status == -signal.SIGKILL
+    with pytest.raises(ProcessLookupError):
+        os.kill(stream.pid, 0)
+
+
+@needs_fork
+@pytest.mark.slow
+def test_the_build_renders_in_a_second_process_on_two_cores(tmp_path: Path) -> None:
+    """What a build with the render process writes is checked against one without it by
+    test_site.py's test_two_builds_are_byte_identical; here, that the build does fork."""
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("one core: the build renders in its own process")
+    project = make_project(tmp_path)
+    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--verbose"],
+                            cwd=project, capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stderr
+    found = re.search(r"survey: rendering (\d+) pages and files in a second process", result.stderr)
+    assert found, result.stderr
+    corpus, problems = check_corpus(project / "corpus")
+    assert not problems
+    site = Site(corpus, project / "templates")
+    assert int(found.group(1)) == len(site.page_jobs()) + len(site.file_jobs())
+    plugin_option(project, "render_process: false")
+    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--verbose"],
+                            cwd=project, capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stderr
+    assert "in a second process" not in result.stderr
