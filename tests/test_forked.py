@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -12,10 +13,11 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import make_project, plugin_option
+from conftest import ROOT, make_project, plugin_option
 
 from generator.core.errors import SurveyError
 from generator.core.forked import Forked
+from generator.corpus import store
 from generator.corpus.check import check_corpus
 from generator.site.render import Site
 
@@ -46,9 +48,46 @@ def test_results_come_whole_in_any_order_they_are_taken() -> None:
         assert stream.take("b.md") == big
         with pytest.raises(SurveyError, match=r"made no a\.md"):
             stream.take("a.md")  # handed over once, then forgotten
+        stream.finish()
     finally:
         stream.close()
     assert stream._status == 0
+
+
+@needs_fork
+def test_posted_items_are_done_in_the_child_in_order_before_finish_returns(tmp_path: Path) -> None:
+    done = tmp_path / "done.txt"
+
+    def after(item: str) -> None:
+        with done.open("a", encoding="utf-8") as fh:
+            fh.write(f"{os.getpid()} {item}\n")
+
+    stream = Forked([("a.md", lambda: "x")], describe, after=after)
+    try:
+        for item in ("one", "zwei ü", "three"):
+            stream.post(item)  # before the jobs are taken: they wait in the pipe
+        assert stream.take("a.md") == "x"
+        stream.finish()
+    finally:
+        stream.close()
+    assert done.read_text(encoding="utf-8").splitlines() == [
+        f"{stream.pid} one", f"{stream.pid} zwei ü", f"{stream.pid} three"]
+    assert stream._status == 0
+
+
+@needs_fork
+def test_a_failing_item_fails_finish_with_its_one_line() -> None:
+    def after(item: str) -> None:
+        raise OSError(f"cannot rewrite {item}")
+
+    stream = Forked([], describe, after=after)
+    try:
+        stream.post("site/a/index.html")
+        with pytest.raises(SurveyError, match=r"^site/a/index\.html: OSError: cannot rewrite"):
+            stream.finish()
+    finally:
+        stream.close()
+    assert stream._status == 1
 
 
 @needs_fork
@@ -111,3 +150,35 @@ def test_the_build_renders_in_a_second_process_on_two_cores(tmp_path: Path) -> N
                             cwd=project, capture_output=True, text=True, timeout=900)
     assert result.returncode == 0, result.stderr
     assert "in a second process" not in result.stderr
+
+
+@needs_fork
+def test_a_corpus_parsed_in_two_processes_is_the_one_parsed_in_one(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """load_corpus(processes=2), as the build runs it: the same records in the same order, and
+    the same problems, whichever half of the files they are in."""
+    corpus = tmp_path / "corpus"
+    shutil.copytree(ROOT / "corpus", corpus)
+    papers = sorted((corpus / "papers").glob("*.yaml"))
+    first, last = papers[0], papers[-1]
+    first.write_text(first.read_text(encoding="utf-8").replace("title:", "title: [", 1), encoding="utf-8")
+    last.write_text(last.read_text(encoding="utf-8").replace("slug:", "slug: other-", 1), encoding="utf-8")
+    one_corpus, one_problems = check_corpus(corpus)
+    monkeypatch.setattr(store, "SPLIT_MIN", 0)
+    forks: list[int] = []
+    real_fork = os.fork
+
+    def counted_fork() -> int:
+        pid = real_fork()
+        if pid:
+            forks.append(pid)
+        return pid
+
+    monkeypatch.setattr(os, "fork", counted_fork)
+    two_corpus, two_problems = check_corpus(corpus, processes=2)
+    assert len(forks) == 2  # papers/ and listings/
+    assert list(two_corpus.papers) == list(one_corpus.papers)
+    assert two_corpus.papers == one_corpus.papers and two_corpus.listings == one_corpus.listings
+    assert [str(p) for p in two_problems] == [str(p) for p in one_problems]
+    assert [type(p) for p in two_problems] == [type(p) for p in one_problems]
+    assert first.name in str(one_problems[0]) and last.stem in " ".join(map(str, one_problems))

@@ -27,7 +27,7 @@ from ..core.progress import Progress
 from ..corpus.check import check_corpus
 from ..corpus.store import NO_CACHE, CorpusCache
 from ..corpus.taxonomy import Taxonomy
-from ..site.markup import compact_html, dedent_html, number_lists
+from ..site.markup import compact_html, dedent_file, dedent_html, number_lists
 from ..site.render import NavItem, Site, page_order, template_error
 from ..site.search import LIST_FOLDERS, PART, BackgroundIndex, build_index
 from ..site.sitemaps import split_sitemap
@@ -75,6 +75,7 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
         self._indexed = 0
         self.background: BackgroundIndex | None = None
         self.stream: Forked | None = None  # the render process of this build
+        self.written: str | None = None  # the last page MkDocs wrote, for the render process
 
     # With on_startup, MkDocs keeps this plugin across the rebuilds of one `mkdocs serve`.
     def on_startup(self, *, command: str, dirty: bool) -> None:
@@ -92,10 +93,21 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
     def on_build_error(self, *, error: Exception) -> None:
         self._end_stream()
 
-    def _end_stream(self) -> None:
-        if self.stream is not None:
-            self.stream.close()
-            self.stream = None
+    def _end_stream(self, finish: bool = False) -> None:
+        """Done with the render process: `finish` waits for its work on the written pages."""
+        stream, self.stream = self.stream, None
+        if stream is None:
+            return
+        try:
+            if finish:
+                if self.written is not None:
+                    stream.post(self.written)
+                stream.finish()
+        except SurveyError as exc:
+            raise PluginError(f"survey: {exc}") from None
+        finally:
+            self.written = None
+            stream.close()
 
     def _render_apart(self) -> bool:
         """Render in a second process: in a build (serve keeps its caches in this process), on
@@ -142,7 +154,8 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
         try:
-            corpus, problems = check_corpus(Path(self.corpus_dir), cache=self.cache)
+            corpus, problems = check_corpus(Path(self.corpus_dir), cache=self.cache,
+                                            processes=2 if self._render_apart() else 1)
         except SurveyError as exc:
             raise PluginError(f"survey: {exc}") from None
         if problems:
@@ -182,7 +195,9 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
             raise PluginError(f"survey: docs/{hidden[0]} would hide the generated page {hidden[0]}; "
                               f"rename or remove it")
         if not pages:  # rendered apart: from here on, while MkDocs reads the first pages
-            stream = self.stream = Forked([*page_jobs, *file_jobs], describe=_describe)
+            # Once the pages are rendered, the child also takes the theme's indentation out of
+            # each page MkDocs has written (dedent_html, which on_post_page does in one process).
+            stream = self.stream = Forked([*page_jobs, *file_jobs], describe=_describe, after=dedent_file)
             log.debug(f"survey: rendering {len(page_jobs) + len(file_jobs)} pages and files in a "
                       f"second process (pid {stream.pid})")
         for path in page_paths:
@@ -261,7 +276,7 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
 
     @event_priority(-100)  # Run last: Pagefind indexes the site as every other plugin left it.
     def on_post_build(self, *, config: MkDocsConfig) -> None:
-        self._end_stream()
+        self._end_stream(finish=True)
         if self.incremental and self.files is not None:
             search = _plugin(config, "search")
             if search is not None:
@@ -296,7 +311,13 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
     def on_post_page(self, output: str, *, page: Any, config: MkDocsConfig) -> str:
         self.pages_done += 1
         self.progress(self.pages_done, self.pages_total)
-        return dedent_html(output)
+        if self.stream is None:
+            return dedent_html(output)
+        # MkDocs writes a page after this event: the last page's file is written by now.
+        if self.written is not None:
+            self.stream.post(self.written)
+        self.written = page.file.abs_dest_path
+        return output
 
     def on_serve(self, server: Any, config: MkDocsConfig, builder: Any) -> Any:
         server.watch(self.corpus_dir)
@@ -321,7 +342,7 @@ def _describe(path: str, exc: BaseException) -> str:
         return template_error(exc)
     if isinstance(exc, SurveyError):
         return str(exc)
-    return f"rendering {path} failed: {type(exc).__name__}: {exc}"
+    return f"{path}: {type(exc).__name__}: {exc}"
 
 
 def _plugin(config: MkDocsConfig, name: str) -> Any:

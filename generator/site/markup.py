@@ -121,6 +121,19 @@ def dedent_html(html_text: str) -> str:
     return "".join(out)
 
 
+def dedent_file(path: str) -> None:
+    """`dedent_html` on a page MkDocs has written (in UTF-8), in place; nothing if it wrote none."""
+    try:
+        with open(path, "rb") as fh:
+            text = fh.read().decode("utf-8")
+    except FileNotFoundError:
+        return
+    dedented = dedent_html(text)
+    if dedented != text:
+        with open(path, "wb") as fh:
+            fh.write(dedented.encode("utf-8"))
+
+
 _ENTRY_LIST = re.compile(r'<ol>(\s*<li>\s*<a id="entry-(\d+)")')
 
 
