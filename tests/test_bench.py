@@ -61,6 +61,22 @@ def test_a_measured_command_reports_its_own_peak_memory():
     del ballast
 
 
+def test_a_measured_command_counts_a_second_process_running_beside_it():
+    """A build that renders in a second process: the peak is the two processes' memory at
+    once, not the larger one's alone (which is all wait4 gives)."""
+    from survey_bench.launch import Measured
+
+    script = ("import os, time\n"
+              "a = bytearray(200 * 2**20); a[::4096] = b'x' * len(a[::4096])\n"
+              "if os.fork() == 0:\n"
+              "    b = bytearray(250 * 2**20); b[::4096] = b'x' * len(b[::4096]); time.sleep(1.5); os._exit(0)\n"
+              "os.wait()\n")
+    run = Measured([sys.executable, "-c", script])
+    code, peak_mb, _ = run.wait()
+    assert code == 0
+    assert 430 < run.tree_peak_mb < 600 and peak_mb == run.tree_peak_mb
+
+
 @pytest.mark.slow
 def test_the_floor_has_the_same_search_index_step(tmp_path):
     """The floor is MkDocs without the plugin, then the plugin's own Pagefind run on its site:
