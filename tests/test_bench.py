@@ -69,7 +69,8 @@ def test_a_measured_command_counts_a_second_process_running_beside_it():
     script = ("import os, time\n"
               "a = bytearray(200 * 2**20); a[::4096] = b'x' * len(a[::4096])\n"
               "if os.fork() == 0:\n"
-              "    b = bytearray(250 * 2**20); b[::4096] = b'x' * len(b[::4096]); time.sleep(1.5); os._exit(0)\n"
+              "    b = bytearray(250 * 2**20); b[::4096] = b'x' * len(b[::4096])\n"
+              "    time.sleep(1.5); os._exit(0)\n"
               "os.wait()\n")
     run = Measured([sys.executable, "-c", script])
     code, peak_mb, _ = run.wait()
