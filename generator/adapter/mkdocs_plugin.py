@@ -153,9 +153,10 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
         return config
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
+        apart = self._render_apart()
         try:
             corpus, problems = check_corpus(Path(self.corpus_dir), cache=self.cache,
-                                            processes=2 if self._render_apart() else 1)
+                                            processes=2 if apart else 1)
         except SurveyError as exc:
             raise PluginError(f"survey: {exc}") from None
         if problems:
@@ -169,7 +170,7 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
                         cache=self.incremental.render if self.incremental else None,
                         site_name=config.site_name)
             site.compile_templates()
-            if self._render_apart():
+            if apart:
                 page_jobs, file_jobs = site.page_jobs(), site.file_jobs()
                 page_paths, other_paths = [p for p, _ in page_jobs], [p for p, _ in file_jobs]
                 pages: dict[str, str] = {}
@@ -194,7 +195,7 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
         if hidden:
             raise PluginError(f"survey: docs/{hidden[0]} would hide the generated page {hidden[0]}; "
                               f"rename or remove it")
-        if not pages:  # rendered apart: from here on, while MkDocs reads the first pages
+        if apart:  # rendered from here on, while MkDocs reads the first pages
             # Once the pages are rendered, the child also takes the theme's indentation out of
             # each page MkDocs has written (dedent_html, which on_post_page does in one process).
             stream = self.stream = Forked([*page_jobs, *file_jobs], describe=_describe, after=dedent_file)

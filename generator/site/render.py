@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote_plus
 
 import jinja2
@@ -28,8 +28,10 @@ from ..corpus.taxonomy import OTHER, Tag, Topic
 from .feeds import atom_feed, recent
 from .markup import external_url, finalize, html_attr, trusted
 from .parts import Part, entry_part, orders_for, part_path, relative, sort_papers, split, title_order
-from .related import RelatedIndex, related_papers
 from .stats import Bar, bar_chart, heatmap, listing_sizes, topic_overlaps
+
+if TYPE_CHECKING:
+    from .related import RelatedIndex
 
 OTHER_TOPIC = Topic(
     id=OTHER, name="Other",
@@ -89,7 +91,9 @@ class RenderCache:
     """
 
     def __init__(self) -> None:
-        self.related = RelatedIndex()
+        from .related import RelatedIndex  # numpy and scipy: imported when first needed
+
+        self.related: RelatedIndex = RelatedIndex()
         self.paper_pages: dict[str, tuple[Any, str]] = {}
         self.list_pages: dict[str, tuple[Any, str]] = {}  # path -> (what it shows, Markdown)
         self.envs: dict[str, jinja2.Environment] = {}  # templates folder -> its environment
@@ -186,6 +190,10 @@ class Site:
         """Each paper's related papers, computed on first use: a plan of the pages
         (`page_jobs`) does without them."""
         if self._related is None:
+            # numpy and scipy are imported here, not with the plugin: a build that renders in a
+            # second process never needs them in MkDocs's own.
+            from .related import related_papers
+
             cache = self.cache
             self._related = (related_papers(self.papers) if cache is None
                              else cache.related.update(self.papers))
