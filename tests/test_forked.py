@@ -182,3 +182,33 @@ def test_a_corpus_parsed_in_two_processes_is_the_one_parsed_in_one(tmp_path: Pat
     assert [str(p) for p in two_problems] == [str(p) for p in one_problems]
     assert [type(p) for p in two_problems] == [type(p) for p in one_problems]
     assert first.name in str(one_problems[0]) and last.stem in " ".join(map(str, one_problems))
+
+
+@needs_fork
+def test_the_plugin_renders_apart_only_in_a_build_without_other_threads() -> None:
+    import threading
+
+    from generator.adapter.mkdocs_plugin import SurveyPlugin
+
+    plugin = SurveyPlugin()
+    errors, _ = plugin.load_config({})
+    assert not errors
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    plugin.on_startup(command="build", dirty=False)
+    assert plugin._render_apart() == (cores >= 2 and threading.active_count() == 1)
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert not plugin._render_apart()
+    finally:
+        stop.set()
+        other.join()
+    plugin.config["render_process"] = False
+    assert not plugin._render_apart()
+    plugin.config["render_process"] = True
+    plugin.on_startup(command="serve", dirty=False)
+    try:
+        assert not plugin._render_apart()
+    finally:
+        plugin.on_shutdown()

@@ -10,6 +10,7 @@ import gc
 import logging
 import os
 import sys
+import threading
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -111,10 +112,13 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
 
     def _render_apart(self) -> bool:
         """Render in a second process: in a build (serve keeps its caches in this process), on
-        a machine where the second process gets a core of its own."""
+        a machine where the second process gets a core of its own, from a process that runs no
+        other thread (a fork copies none of them, but any lock one holds stays held)."""
         if not self.config.render_process or self.command not in ("build", "gh-deploy"):
             return False
         if self.incremental is not None or not hasattr(os, "fork"):
+            return False
+        if threading.active_count() > 1:  # a fork copies no thread, but the locks they hold
             return False
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
         return (cores or 1) >= 2
