@@ -6,6 +6,8 @@ tag pages stay out of the navigation, which would otherwise grow with every pape
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import gc
 import logging
 import os
@@ -21,6 +23,7 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import Files, InclusionLevel
+from mkdocs.structure.toc import get_toc
 
 from ..core.errors import SurveyError
 from ..core.forked import Forked
@@ -77,6 +80,7 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
         self.background: BackgroundIndex | None = None
         self.stream: Forked | None = None  # the render process of this build
         self.written: str | None = None  # the last page MkDocs wrote, for the render process
+        self.built: Files | None = None  # this build's files, until the site is written
 
     # With on_startup, MkDocs keeps this plugin across the rebuilds of one `mkdocs serve`.
     def on_startup(self, *, command: str, dirty: bool) -> None:
@@ -229,7 +233,7 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
             config.nav = _nav(site.nav(), config.nav)
         if self.incremental:
             self.incremental.start(files, config, self._site_digest(config))
-        self.files = files
+        self.files = self.built = files
         self.paper_pages = [(files.src_uris[f"papers/{p.slug}.md"].dest_uri, p.date) for p in site.papers]
         # Pagefind need not read the generated lists, unless a hand-written page lives beside.
         own = {f.src_uri.split("/")[0] for f in files if f.is_documentation_page()
@@ -289,6 +293,10 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
                 search.search_index_prev = None
             self.incremental.finish(self.files, config.site_dir)
         split_sitemap(Path(config.site_dir), config.site_url or "")
+        if self.built is not None:
+            if self.command in ("build", "gh-deploy") and self.incremental is None:
+                _release_pages(self.built)
+            self.built = None
         if not self.config.search_index:
             return
         site_dir, size = Path(config.site_dir), self.config.search_part_size
@@ -337,6 +345,22 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
                 from material.plugins.tags.structure.tag import Tag
 
                 plugin.config.tags_allowed = {Tag(n) for n in names}
+
+
+def _release_pages(files: Files) -> None:
+    """Forget each page's Markdown, HTML and table of contents once the site is written: MkDocs
+    keeps them to the end of the build, and Pagefind, which runs next as a child process, would
+    run beside some 300 MB (at 10,000 papers) that nothing reads any more. Only after the last
+    plugin's on_post_build; never under serve, whose next build may keep pages."""
+    empty = get_toc([])
+    for file in files.documentation_pages():
+        page = file.page
+        if page is not None:
+            page.markdown = page.content = None
+            page.toc = empty
+    # Hand the freed memory back to the system (glibc; elsewhere there is nothing to call).
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None).malloc_trim(0)
 
 
 def _describe(path: str, exc: BaseException) -> str:
