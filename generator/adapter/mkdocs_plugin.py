@@ -26,7 +26,7 @@ from mkdocs.structure.files import Files, InclusionLevel
 from mkdocs.structure.toc import get_toc
 
 from ..core.errors import SurveyError
-from ..core.forked import Forked
+from ..core.forked import Forked, describe_error
 from ..core.progress import Progress
 from ..corpus.check import check_corpus
 from ..corpus.store import NO_CACHE, CorpusCache
@@ -367,11 +367,7 @@ def _describe(path: str, exc: BaseException) -> str:
     """An exception of the render process as one line, as `on_files` would report it."""
     import jinja2
 
-    if isinstance(exc, jinja2.TemplateError):
-        return template_error(exc)
-    if isinstance(exc, SurveyError):
-        return str(exc)
-    return f"{path}: {type(exc).__name__}: {exc}"
+    return template_error(exc) if isinstance(exc, jinja2.TemplateError) else describe_error(path, exc)
 
 
 def _plugin(config: MkDocsConfig, name: str) -> Any:

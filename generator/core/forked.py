@@ -33,10 +33,16 @@ _RESULT, _ERROR, _DONE, _FINISHED = 0, 1, 2, 3
 _ITEM = struct.Struct("!I")  # the length of an item posted to the child
 
 
+def describe_error(key: str, exc: BaseException) -> str:
+    """A job's exception as one line: a SurveyError's own, or the job's key, its type and text."""
+    return str(exc) if isinstance(exc, SurveyError) else f"{key}: {type(exc).__name__}: {exc}"
+
+
 class Forked:
     """Run `jobs` (key, job) in order in a forked child; `take(key)` is the job's text."""
 
-    def __init__(self, jobs: Sequence[Job], describe: Callable[[str, BaseException], str],
+    def __init__(self, jobs: Sequence[Job],
+                 describe: Callable[[str, BaseException], str] = describe_error,
                  after: Callable[[str], None] | None = None) -> None:
         self._ready: dict[str, bytes] = {}
         self._ended = False

@@ -135,8 +135,7 @@ def _parse_all(paths: list[Path], cls: Any, folder: str, cache: CorpusCache, pro
         return [one(path) for path in paths]
     half = len(paths) // 2
     later = paths[half:]
-    stream = Forked([("later", lambda: pickle.dumps([one(p) for p in later], pickle.HIGHEST_PROTOCOL))],
-                    describe=_describe)
+    stream = Forked([("later", lambda: pickle.dumps([one(p) for p in later], pickle.HIGHEST_PROTOCOL))])
     try:
         records = [one(path) for path in paths[:half]]
         records += pickle.loads(stream.take_bytes("later"))
@@ -144,10 +143,6 @@ def _parse_all(paths: list[Path], cls: Any, folder: str, cache: CorpusCache, pro
     finally:
         stream.close()
     return records
-
-
-def _describe(key: str, exc: BaseException) -> str:
-    return str(exc) if isinstance(exc, SurveyError) else f"{type(exc).__name__}: {exc}"
 
 
 def _parse(path: Path, cls: Any, name: str) -> Any:
