@@ -333,9 +333,12 @@ def cmd_enrich(args: argparse.Namespace) -> int:
         todo = [p for p in papers if enricher.still_lacking(p.slug)]
         enricher.from_web(todo, args.limit, Progress("asking"))
     enricher.finish(papers)
-    if not args.dry_run:
+    unreachable = enricher.nothing_reachable()
+    if not args.dry_run and not unreachable:
         enricher.write()
     print(enricher.report.summary())
+    if unreachable:
+        raise SurveyError(unreachable)
     if args.report:
         Path(args.report).write_text(enricher.report.markdown(), encoding="utf-8")
     return 0

@@ -15,7 +15,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import CorpusError, SurveyError
+from ..core.errors import CorpusError, SurveyError, each_problem
 from ..core.forked import Forked
 from ..core.yamlio import dump_yaml, load_yaml, read_text
 from .model import Listing, Paper
@@ -92,15 +92,13 @@ def load_corpus(
     def fail(exc: CorpusError) -> None:
         if collect is None:
             raise exc
-        collect.append(exc)
+        collect.extend(each_problem(exc))
 
     taxonomy_path = root / "taxonomy.yaml"
     try:
         taxonomy = cache.get(taxonomy_path, partial(Taxonomy.load, taxonomy_path, shown_path(taxonomy_path)))
     except CorpusError as exc:
-        if collect is None:
-            raise
-        collect.append(exc)
+        fail(exc)
         taxonomy = Taxonomy.empty()
     corpus = Corpus(root=root, taxonomy=taxonomy)
 

@@ -24,7 +24,7 @@ from ..corpus.model import ARXIV_RE, CURATABLE, Paper
 from ..corpus.store import load_corpus, paper_text, write_files
 from .dedupe import Index
 from .importer import new_paper
-from .readers import RawEntry, read_source
+from .readers import RawEntry, check_entry, read_source
 
 ARXIV_API = "https://export.arxiv.org/api/query"
 TIMEOUT = 20
@@ -129,6 +129,7 @@ def run_add(args: argparse.Namespace, today: str) -> int:
     for kind in ("code", "project"):
         if getattr(args, kind):
             raw.links[kind] = getattr(args, kind)
+    check_entry(raw, "the command line" if args.title or args.arxiv or args.hf else "standard input")
 
     index = Index.of(corpus.papers, corpus.listings)
     found = index.match(raw.title, raw.abstract, raw.arxiv)
@@ -145,6 +146,7 @@ def run_add(args: argparse.Namespace, today: str) -> int:
     paper.curated = [c for c in CURATABLE if c in curated]
 
     path = os.path.relpath(corpus.root / paper.file)
+    Paper.from_dict(paper.to_dict(), path)  # what no YAML file could hold (a lone surrogate) is refused
     text = paper_text(paper)
     check = Paper.from_dict(load_yaml(text, path), path)  # the schema, exactly as `check` reads it
     corpus.papers[paper.slug] = check

@@ -10,20 +10,20 @@ typeset page would not show (`12\\%`, `\\textbf{x}`, `Pok\\'e`) as the character
 from __future__ import annotations
 
 import codecs
-import gzip
 import hashlib
 import itertools
 import json
 import re
 import xml.etree.ElementTree as ET
+import zlib
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import Any
 
 from ..core.errors import SourceError
-from ..core.text import has_control, plain_tex, squash
-from ..corpus.model import ARXIV_RE, URL_RE
+from ..core.text import bad_character, plain_tex, shorten, squash
+from ..corpus.model import ARXIV_RE, MAX_ABSTRACT, MAX_AUTHORS, MAX_NAME, MAX_TITLE, MAX_URL, URL_RE
 
 FORMATS = {
     "hf-text": "Hugging Face Papers listing (text)",
@@ -44,6 +44,10 @@ _MONTH_DAY = re.compile(
     r"^(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]* \d{1,2}(?:, \d{4})?$"
 )
 ATOM = "{http://www.w3.org/2005/Atom}"
+# The most a source may hold, as read or once inflated: the real daily-papers file of 9,109
+# papers is 46 MB (9 MB gzipped), so this is room for some 100,000 papers. A gzip file of a few
+# megabytes can inflate to terabytes: it is inflated piece by piece, and refused at this size.
+MAX_SOURCE_BYTES = 512 * 2**20
 
 
 @dataclass
@@ -59,7 +63,7 @@ class RawEntry:
     @property
     def label(self) -> str:
         short = self.title if len(self.title) <= 60 else self.title[:57] + "..."
-        return f"#{self.position} {short!r}"
+        return f"#{self.position} {shorten(short)}"
 
 
 @dataclass
@@ -78,20 +82,68 @@ class Source:
 
 def read_source(path: Path, shown: str | None = None) -> Source:
     shown = shown or str(path)
+    return parse_source(read_bytes(path, shown), shown)
+
+
+def read_bytes(path: Path, shown: str) -> bytes:
+    """A source file's bytes, refused past MAX_SOURCE_BYTES without reading further."""
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_SOURCE_BYTES + 1)
     except OSError as exc:
         raise SourceError(shown, f"cannot read: {exc.strerror}") from None
-    return parse_source(data, shown)
+    if len(data) > MAX_SOURCE_BYTES:
+        raise _too_big(shown, "the file")
+    return data
+
+
+def _too_big(shown: str, what: str) -> SourceError:
+    return SourceError(shown, f"{what} is over {MAX_SOURCE_BYTES // 2**20} MiB, the most a source may "
+                              f"hold (the real daily-papers file of 9,109 papers is 46 MB); split it")
+
+
+def _gunzip(data: bytes, shown: str) -> bytes:
+    """The members of a gzip file, inflated piece by piece up to MAX_SOURCE_BYTES."""
+    out: list[bytes] = []
+    size = 0
+    while data:
+        inflater = zlib.decompressobj(wbits=31)  # one gzip member
+        pending = data
+        while pending and not inflater.eof:
+            piece = inflater.decompress(pending, MAX_SOURCE_BYTES + 1 - size)
+            size += len(piece)
+            out.append(piece)
+            if size > MAX_SOURCE_BYTES:
+                raise _too_big(shown, "inflated, the file")
+            pending = inflater.unconsumed_tail
+        if not inflater.eof:
+            raise SourceError(shown, "a damaged gzip file: it ends in the middle of its data")
+        data = inflater.unused_data
+        if data and data[:2] != b"\x1f\x8b":
+            if data.strip(b"\x00"):
+                raise SourceError(shown, "a damaged gzip file: unexpected bytes after its end")
+            break
+    return b"".join(out)
+
+
+# A DOCTYPE that is not a plain HTML one (which declares no entities): an XML document type,
+# whose entities can expand without limit ("billion laughs") or read local files.
+_DOCTYPE = re.compile(rb"\A\s*(?:<\?xml[^>]*>\s*)?(?:<!--.*?-->\s*)*<!DOCTYPE(?!\s+html\b[^\[>]*>)",
+                      re.IGNORECASE | re.DOTALL)
 
 
 def parse_source(data: bytes, shown: str) -> Source:
     """A source from its bytes (gzip-compressed or not); `shown` names it in messages."""
+    if len(data) > MAX_SOURCE_BYTES:
+        raise _too_big(shown, "the file")
     if data[:2] == b"\x1f\x8b":
         try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError) as exc:
+            data = _gunzip(data, shown)
+        except zlib.error as exc:
             raise SourceError(shown, f"a damaged gzip file: {exc}") from None
+    if _DOCTYPE.match(data[:65536].removeprefix(codecs.BOM_UTF8)):
+        raise SourceError(shown, "XML with a DOCTYPE or entity declarations is refused: an entity can "
+                                 "expand without limit or pull in a local file")
     if not data or data.isspace():
         raise SourceError(shown, "the file is empty")
     if b"\x00" in data[:4096]:
@@ -117,7 +169,7 @@ def parse_source(data: bytes, shown: str) -> Source:
     if not source.entries:
         raise SourceError(shown, f"no papers found in this {FORMATS[fmt]}")
     for entry in source.entries:
-        _check_entry(entry, shown)
+        check_entry(entry, shown)
     return source
 
 
@@ -159,15 +211,37 @@ def detect(text: str) -> str | None:
     return None
 
 
-def _check_entry(entry: RawEntry, path: str) -> None:
-    for name in ("title", "abstract"):
+def check_entry(entry: RawEntry, path: str) -> None:
+    """What the corpus schema asks of a paper's fields, checked as the source is read: a record
+    the corpus would refuse is refused here, before anything is written."""
+    def fail(name: str, message: str) -> SourceError:
+        return SourceError(path, message, entry=entry.label, field=name)
+
+    for name, limit in (("title", MAX_TITLE), ("abstract", MAX_ABSTRACT)):
         value = getattr(entry, name)
         if not value:
-            raise SourceError(path, "is missing", entry=entry.label, field=name)
-        if has_control(value):
-            raise SourceError(path, "contains a control character", entry=entry.label, field=name)
+            raise fail(name, "is missing")
+        if len(value) > limit:
+            raise fail(name, f"is {len(value):,} characters long; at most {limit:,} are allowed")
+        bad = bad_character(value)
+        if bad:
+            raise fail(name, bad)
     if entry.arxiv is not None and not ARXIV_RE.match(entry.arxiv):
-        raise SourceError(path, f"{entry.arxiv!r} is not an arXiv id", entry=entry.label, field="arxiv")
+        raise fail("arxiv", f"{shorten(entry.arxiv)} is not an arXiv id")
+    if entry.date is not None and bad_character(entry.date):
+        raise fail("date", f"{shorten(entry.date)} is not a date")
+    if len(entry.authors) > MAX_AUTHORS:
+        raise fail("authors", f"has {len(entry.authors):,} items; at most {MAX_AUTHORS:,} are allowed")
+    for i, author in enumerate(entry.authors):
+        problem = (f"is {len(author):,} characters long; at most {MAX_NAME:,} are allowed"
+                   if len(author) > MAX_NAME else bad_character(author))
+        if problem:
+            raise fail(f"authors[{i}]", problem)
+    for kind, url in entry.links.items():
+        problem = (f"is {len(url):,} characters long; at most {MAX_URL:,} are allowed"
+                   if len(url) > MAX_URL else bad_character(url))
+        if problem:
+            raise fail(f"links.{kind}", problem)
 
 
 # --- Hugging Face listing text -------------------------------------------------------------
@@ -236,6 +310,8 @@ def _hf_text(text: str, path: str, digest: str) -> Source:
 # --- Hugging Face daily papers JSON ---------------------------------------------------------
 
 
+DEEP_JSON = "nested too deeply (daily-papers JSON is 6 levels deep)"
+
 # The fields `hf_item_entry` reads; the API's other fields (avatars, organisations, media, AI
 # summaries) would double the memory a 9,000-paper file takes once parsed.
 _HF_FIELDS = frozenset(("paper", "id", "title", "summary", "authors", "name", "hidden", "publishedAt",
@@ -251,6 +327,8 @@ def _hf_json(text: str, path: str, digest: str) -> Source:
         data = json.loads(text, object_hook=fields)
     except json.JSONDecodeError as exc:
         raise SourceError(path, f"malformed JSON: {exc.msg}", line=exc.lineno, column=exc.colno) from None
+    except RecursionError:  # Python's JSON reader nests as deep as its stack: about 1,000 levels
+        raise SourceError(path, f"malformed JSON: {DEEP_JSON}") from None
     items = data if isinstance(data, list) else [data]
     entries = [hf_item_entry(item, position, path) for position, item in enumerate(items, 1)]
     return Source(path=path, format="hf-json", sha256=digest, entries=entries,
@@ -265,7 +343,7 @@ def hf_item_entry(item: Any, position: int, path: str) -> RawEntry:
     if not isinstance(paper, dict):
         raise SourceError(path, "must be an object", entry=f"#{position}", field="paper")
     title = paper.get("title", item.get("title"))
-    label = f"#{position}" + (f" {title!r}" if isinstance(title, str) else "")
+    label = f"#{position}" + (f" {shorten(title[:60])}" if isinstance(title, str) else "")
     summary = paper.get("summary", item.get("summary"))
     for name, value in (("title", title), ("summary", summary)):
         if not isinstance(value, str) or not value.strip():
@@ -331,9 +409,10 @@ def _atom(text: str, path: str, digest: str) -> Source:
             raise SourceError(path, f"the arXiv API answered with an error: "
                                     f"{squash(node.findtext(f'{ATOM}summary') or title)}")
         match = re.search(r"arxiv\.org/abs/(.+?)$", raw_id)
-        label = f"#{position} {title!r}"
+        label = f"#{position} {shorten(title[:60])}"
         if not match:
-            raise SourceError(path, f"{raw_id!r} is not an arXiv abstract URL", entry=label, field="id")
+            raise SourceError(path, f"{shorten(raw_id)} is not an arXiv abstract URL", entry=label,
+                              field="id")
         entries.append(RawEntry(
             title=title,
             abstract=squash(plain_tex(node.findtext(f"{ATOM}summary") or "")),
