@@ -15,6 +15,7 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 # A lone surrogate is no character: no UTF-8 file can hold one, so the YAML writer would fail
 # on it. JSON escapes (`"\ud800"`) and undecodable command-line bytes make them.
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_BAD = re.compile(f"{_CONTROL.pattern}|{_SURROGATE.pattern}")
 # Markup where a name is text: the start of an HTML tag, comment or declaration (`<` then a
 # letter, `/`, `!` or `?`). Any other `<`, `&` or quote is text, shown as written.
 _MARKUP = re.compile(r"<[A-Za-z/!?]")
@@ -38,14 +39,13 @@ def has_control(text: str) -> bool:
 
 def bad_character(text: str) -> str | None:
     """Why a text cannot be kept, naming the character, or None when it can."""
-    found = _CONTROL.search(text)
-    if found:
-        return f"contains a control character (U+{ord(found.group()):04X})"
-    found = _SURROGATE.search(text)
-    if found:
+    found = _BAD.search(text)  # one scan for both kinds: every text field of every file
+    if found is None:
+        return None
+    if _SURROGATE.match(found.group()):
         return (f"contains a lone surrogate (U+{ord(found.group()):04X}), which is no character: "
                 f"the source's text is damaged")
-    return None
+    return f"contains a control character (U+{ord(found.group()):04X})"
 
 
 def has_markup(text: str) -> bool:
