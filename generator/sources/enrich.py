@@ -38,7 +38,8 @@ from ..corpus.check import duplicate_problems
 from ..corpus.model import ARXIV_RE, URL_RE, Enriched, Paper
 from ..corpus.store import Corpus, paper_text, write_files
 from .dedupe import Index
-from .readers import FORMATS, RawEntry, parse_source, read_bytes
+from .intake import read_bytes
+from .readers import FORMATS, RawEntry, parse_source
 
 ARXIV_API = "https://export.arxiv.org/api/query"
 S2_API = "https://api.semanticscholar.org/graph/v1"

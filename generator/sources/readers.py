@@ -15,7 +15,6 @@ import itertools
 import json
 import re
 import xml.etree.ElementTree as ET
-import zlib
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -24,6 +23,7 @@ from typing import Any
 from ..core.errors import SourceError
 from ..core.text import bad_character, plain_tex, shorten, squash
 from ..corpus.model import ARXIV_RE, MAX_ABSTRACT, MAX_AUTHORS, MAX_NAME, MAX_TITLE, MAX_URL, URL_RE
+from .intake import read_bytes, unpacked
 
 FORMATS = {
     "hf-text": "Hugging Face Papers listing (text)",
@@ -44,10 +44,6 @@ _MONTH_DAY = re.compile(
     r"^(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]* \d{1,2}(?:, \d{4})?$"
 )
 ATOM = "{http://www.w3.org/2005/Atom}"
-# The most a source may hold, as read or once inflated: the real daily-papers file of 9,109
-# papers is 46 MB (9 MB gzipped), so this is room for some 100,000 papers. A gzip file of a few
-# megabytes can inflate to terabytes: it is inflated piece by piece, and refused at this size.
-MAX_SOURCE_BYTES = 512 * 2**20
 
 
 @dataclass
@@ -85,65 +81,9 @@ def read_source(path: Path, shown: str | None = None) -> Source:
     return parse_source(read_bytes(path, shown), shown)
 
 
-def read_bytes(path: Path, shown: str) -> bytes:
-    """A source file's bytes, refused past MAX_SOURCE_BYTES without reading further."""
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_SOURCE_BYTES + 1)
-    except OSError as exc:
-        raise SourceError(shown, f"cannot read: {exc.strerror}") from None
-    if len(data) > MAX_SOURCE_BYTES:
-        raise _too_big(shown, "the file")
-    return data
-
-
-def _too_big(shown: str, what: str) -> SourceError:
-    return SourceError(shown, f"{what} is over {MAX_SOURCE_BYTES // 2**20} MiB, the most a source may "
-                              f"hold (the real daily-papers file of 9,109 papers is 46 MB); split it")
-
-
-def _gunzip(data: bytes, shown: str) -> bytes:
-    """The members of a gzip file, inflated piece by piece up to MAX_SOURCE_BYTES."""
-    out: list[bytes] = []
-    size = 0
-    while data:
-        inflater = zlib.decompressobj(wbits=31)  # one gzip member
-        pending = data
-        while pending and not inflater.eof:
-            piece = inflater.decompress(pending, MAX_SOURCE_BYTES + 1 - size)
-            size += len(piece)
-            out.append(piece)
-            if size > MAX_SOURCE_BYTES:
-                raise _too_big(shown, "inflated, the file")
-            pending = inflater.unconsumed_tail
-        if not inflater.eof:
-            raise SourceError(shown, "a damaged gzip file: it ends in the middle of its data")
-        data = inflater.unused_data
-        if data and data[:2] != b"\x1f\x8b":
-            if data.strip(b"\x00"):
-                raise SourceError(shown, "a damaged gzip file: unexpected bytes after its end")
-            break
-    return b"".join(out)
-
-
-# A DOCTYPE that is not a plain HTML one (which declares no entities): an XML document type,
-# whose entities can expand without limit ("billion laughs") or read local files.
-_DOCTYPE = re.compile(rb"\A\s*(?:<\?xml[^>]*>\s*)?(?:<!--.*?-->\s*)*<!DOCTYPE(?!\s+html\b[^\[>]*>)",
-                      re.IGNORECASE | re.DOTALL)
-
-
 def parse_source(data: bytes, shown: str) -> Source:
     """A source from its bytes (gzip-compressed or not); `shown` names it in messages."""
-    if len(data) > MAX_SOURCE_BYTES:
-        raise _too_big(shown, "the file")
-    if data[:2] == b"\x1f\x8b":
-        try:
-            data = _gunzip(data, shown)
-        except zlib.error as exc:
-            raise SourceError(shown, f"a damaged gzip file: {exc}") from None
-    if _DOCTYPE.match(data[:65536].removeprefix(codecs.BOM_UTF8)):
-        raise SourceError(shown, "XML with a DOCTYPE or entity declarations is refused: an entity can "
-                                 "expand without limit or pull in a local file")
+    data = unpacked(data, shown)
     if not data or data.isspace():
         raise SourceError(shown, "the file is empty")
     if b"\x00" in data[:4096]:
