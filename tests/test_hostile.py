@@ -12,6 +12,7 @@ import csv
 import gzip
 import io
 import json
+import os
 import resource
 import shutil
 import subprocess
@@ -67,9 +68,11 @@ def bounded(*args: str, seconds: float = 60, memory: int = 1536 * 2**20,
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
 
     code = f"{prelude}\nimport sys\nfrom generator.cli.main import main\nsys.exit(main(sys.argv[1:]))"
+    # One BLAS thread: on a many-core machine its per-thread buffers alone would fill the limit.
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
     try:
         return subprocess.run([sys.executable, "-c", code, *args], cwd=ROOT, capture_output=True,
-                              text=True, timeout=seconds, preexec_fn=limit)
+                              text=True, timeout=seconds, preexec_fn=limit, env=env)
     except subprocess.TimeoutExpired:
         pytest.fail(f"survey {' '.join(args)[:80]} ran over {seconds:g} s")
 

@@ -498,6 +498,7 @@ class Enricher:
         files = []
         for slug in sorted(self.changed):
             paper = self.changed[slug]
+            Paper.from_dict(paper.to_dict(), paper.file)  # first what no YAML file can hold
             text = paper_text(paper)
             Paper.from_dict(load_yaml(text, paper.file), paper.file)
             files.append((paper.file, text))
