@@ -9,6 +9,8 @@ real paper files).
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -138,11 +140,26 @@ def load_yaml(text: str, path: str) -> Any:
         raise CorpusError(path, f"malformed YAML: {' '.join(str(exc).split())}") from None
 
 
+NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)  # where the system has them
+
+
 def read_text(path: Path, shown: str) -> str:
+    """A corpus file's text. A link is refused unread (it may point out of the corpus, at
+    /etc/shadow), and so is anything but a plain file (opening a FIFO would wait forever)."""
     try:
-        data = path.read_bytes()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | NOFOLLOW)
     except OSError as exc:
+        if os.path.islink(path):
+            raise CorpusError(shown, "is a symbolic link; not read (corpus files must be plain "
+                                     "files: a link may point out of the corpus)") from None
         raise CorpusError(shown, f"cannot read: {exc.strerror}") from None
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise CorpusError(shown, "is not a plain file; not read")
+        try:
+            data = fh.read()
+        except OSError as exc:
+            raise CorpusError(shown, f"cannot read: {exc.strerror}") from None
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
