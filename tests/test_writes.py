@@ -10,6 +10,7 @@ write is hit; timed kills (SIGKILL to the process group) add the points before i
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import os
 import shutil
@@ -24,7 +25,6 @@ from conftest import ROOT, real_papers, snapshot, survey
 
 from generator.core.errors import SurveyError
 from generator.corpus.store import load_corpus
-from generator.corpus.writes import write_files
 from generator.sources.dedupe import Index
 
 DAY = {"SOURCE_DATE_EPOCH": "1795000000"}  # 2026-11-18: the same `added` date in every run
@@ -177,8 +177,6 @@ def test_a_train_killed_while_writing_keeps_the_old_model_or_writes_the_new(tmp_
     [entry] = manifest["files"]
     checked = survey("check", "--corpus", str(corpus))
     assert checked.returncode == 0 and "finished the interrupted write" in checked.stdout
-    import hashlib
-
     assert hashlib.sha256(model.read_bytes()).hexdigest() == entry["sha256"] and model.read_bytes() != old
     assert sorted(p.name for p in corpus.iterdir()) == ["listings", "papers", "taxonomy.yaml",
                                                          "topic_model.yaml"]
@@ -198,6 +196,8 @@ def test_an_import_name_that_check_refuses_is_refused_before_anything_is_written
 
 
 def test_every_write_is_checked_with_the_rules_of_survey_check(tmp_path: Path) -> None:
+    from generator.corpus.writes import write_files
+
     corpus_dir = copy(ROOT / "corpus", tmp_path / "corpus")
     before = snapshot(corpus_dir)
     corpus = load_corpus(corpus_dir)
@@ -257,6 +257,6 @@ def test_a_leftover_staging_folder_is_never_read_and_is_discarded(tmp_path: Path
     result = survey(*args)  # the next writer discards it, says so, and writes its own
     assert result.returncode == 0
     assert result.stderr.startswith("survey add: removed ")
-    assert "the leftover of an interrupted write by pid" in result.stderr
+    assert "the leftover of an interrupted write of pid" in result.stderr
     assert "none of it had been applied" in result.stderr.splitlines()[0]
     assert {k for k in snapshot(corpus) if k not in before} == {"papers/sharded-checkpoints-at-scale.yaml"}

@@ -140,6 +140,7 @@ def load_yaml(text: str, path: str) -> Any:
         raise CorpusError(path, f"malformed YAML: {' '.join(str(exc).split())}") from None
 
 
+LINK = "is a symbolic link; not read (corpus files must be plain files: a link may point out of the corpus)"
 NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)  # where the system has them
 
 
@@ -150,8 +151,7 @@ def read_text(path: Path, shown: str) -> str:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | NOFOLLOW)
     except OSError as exc:
         if os.path.islink(path):
-            raise CorpusError(shown, "is a symbolic link; not read (corpus files must be plain "
-                                     "files: a link may point out of the corpus)") from None
+            raise CorpusError(shown, LINK) from None
         raise CorpusError(shown, f"cannot read: {exc.strerror}") from None
     with os.fdopen(fd, "rb") as fh:
         if not stat.S_ISREG(os.fstat(fd).st_mode):

@@ -15,10 +15,10 @@ from typing import Any
 
 from ..core.errors import CorpusError, SurveyError
 from ..core.forked import Forked
-from ..core.yamlio import dump_yaml, load_yaml, read_text
+from ..core.yamlio import LINK, dump_yaml, load_yaml, read_text
 from .journal import pending
 from .model import Listing, Paper
-from .taxonomy import Taxonomy
+from .taxonomy import MODEL_FILE, Taxonomy
 
 
 @dataclass
@@ -108,6 +108,8 @@ def load_corpus(
         collect.append(exc)
         taxonomy = Taxonomy.empty()
     corpus = Corpus(root=root, taxonomy=taxonomy)
+    if os.path.islink(root / MODEL_FILE):  # read only when topics are suggested: refused here too
+        fail(CorpusError(shown_path(root / MODEL_FILE), LINK))
 
     for kind, cls, target in (("papers", Paper, corpus.papers), ("listings", Listing, corpus.listings)):
         # Each file's name as messages show it, from its folder's: one relpath for the folder
@@ -181,8 +183,7 @@ def record_files(folder: Path) -> tuple[list[Path], list[CorpusError], list[str]
             if name.startswith("."):
                 hidden.append(where)
             elif e.is_symlink():
-                odd.append(CorpusError(where, "is a symbolic link; not read (corpus files must be "
-                                              "plain files: a link may point out of the corpus)"))
+                odd.append(CorpusError(where, LINK))
             elif e.is_dir():
                 odd.append(CorpusError(where, f"is a folder; {folder.name}/ holds only NAME.yaml "
                                               f"files (nested folders are not read): move it out"))
