@@ -269,7 +269,7 @@ def test_the_lock_of_a_killed_writer_does_not_block(
 def test_a_child_of_a_killed_writer_does_not_keep_its_lock(corpus: Path) -> None:
     """The classifying pool is forked while the lock is held; a child that outlives its parent
     must not hold the corpus."""
-    script = ("import os, sys, time\nfrom generator.corpus.journal import CorpusLock\n"
+    script = ("import os, sys, time\nfrom generator.corpus.lock import CorpusLock\n"
               "with CorpusLock(sys.argv[1]):\n    if os.fork() == 0:\n        time.sleep(120)\n"
               "        os._exit(0)\n    print('locked', flush=True)\n    time.sleep(120)\n")
     proc = subprocess.Popen([sys.executable, "-c", script, str(corpus)], cwd=ROOT, text=True,

@@ -31,16 +31,23 @@ DAY = {"SOURCE_DATE_EPOCH": "1795000000"}  # 2026-11-18: the same `added` date i
 KILLED = -signal.SIGKILL
 
 
-def run(*args: str, fault: str | None = None, kill_after_s: float | None = None) -> int:
-    """A real survey command; killed (the whole process group) after kill_after_s seconds."""
+def run(*args: str, fault: str | None = None, kill_after_s: float | None = None,
+        kill_once: Path | None = None, then: float = 0.0) -> int:
+    """A real survey command; killed (the whole process group) after kill_after_s seconds, or
+    `then` seconds after the path kill_once appears."""
     env = {**os.environ, **DAY, **({"SURVEY_FAULT": fault} if fault else {})}
     proc = subprocess.Popen([sys.executable, "-m", "generator", *args], cwd=ROOT, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    if kill_once is not None:
+        while proc.poll() is None and not kill_once.exists():
+            time.sleep(0.001)
+        time.sleep(then)
+        kill_after_s = 0
     try:
         proc.wait(timeout=kill_after_s if kill_after_s is not None else 600)
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
-    proc.communicate()
+    proc.wait()
     return proc.returncode
 
 
@@ -117,11 +124,17 @@ def test_an_import_killed_at_any_point_is_applied_whole_or_not_at_all(
             assert run("check", "--corpus", str(corpus), fault="kill-after=5") == KILLED
         outcome = after_kill(corpus, f"kill-after={k}")
         assert outcome == ("finished" if k >= commit_op else "before"), k
-    for fraction in (0.1, 0.3, 0.5, 0.7, 0.8, 0.9, 0.95, 1.05):
+    timed: dict[str, int] = {"before": 0, "finished": 0}
+    for fraction in (0.2, 0.5, 0.8, 0.95, 1.05):  # mostly while it reads and classifies
         corpus = copy(seeded_corpus, tmp_path / "killed")
         run("import", str(real_slice), "--corpus", str(corpus), kill_after_s=duration * fraction)
-        after_kill(corpus, f"killed at {fraction:.0%} of {duration:.1f} s")
-    print(f"\nimport of {n} files killed at {len(points)} file operations and 8 times: {outcomes}")
+        timed[after_kill(corpus, f"killed at {fraction:.0%} of {duration:.1f} s")] += 1
+    for then in (0.0, 0.05, 0.2):  # once the write has begun: staged, committed or applied
+        corpus = copy(seeded_corpus, tmp_path / "killed")
+        run("import", str(real_slice), "--corpus", str(corpus), kill_once=corpus / ".survey-write", then=then)
+        timed[after_kill(corpus, f"killed {then} s into the write")] += 1
+    print(f"\nimport of {n} files killed at {len(points)} file operations and 8 times "
+          f"({timed}): {outcomes}")
     assert outcomes["before"] >= 8 and outcomes["finished"] >= 7
 
 

@@ -135,13 +135,13 @@ WRITES: dict[str, Callable[[argparse.Namespace], bool]] = {
 
 @contextlib.contextmanager
 def _writing(args: argparse.Namespace) -> Iterator[None]:
-    from ..corpus.journal import CorpusLock
+    from ..corpus.journal import writing
 
     if not WRITES.get(args.command, lambda a: False)(args):
         yield
         return
-    with CorpusLock(Path(args.corpus)) as lock:
-        for note in lock.notes:
+    with writing(Path(args.corpus)) as notes:
+        for note in notes:
             print(f"survey {args.command}: {note}", file=sys.stderr)
         yield
 
