@@ -13,6 +13,8 @@ time, 2 % and 7 % of its wall time, in 7 alternating pairs each: within the nois
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -160,14 +162,26 @@ def load_yaml(text: str, path: str) -> Any:
 # The largest corpus file read: the largest real one, the listing of the 9,109 real papers, is
 # 1.4 MB (a paper's file, at most 12.5 KB). Parsing a file costs some ten times its size.
 MAX_FILE_BYTES = 64 * 2**20
+LINK = "is a symbolic link; not read (corpus files must be plain files: a link may point out of the corpus)"
+NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)  # where the system has them
 
 
 def read_text(path: Path, shown: str) -> str:
+    """A corpus file's text. A link is refused unread (it may point out of the corpus, at
+    /etc/shadow), and so is anything but a plain file (opening a FIFO would wait forever)."""
     try:
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_FILE_BYTES + 1)  # never more than the limit in memory
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | NOFOLLOW)
     except OSError as exc:
+        if os.path.islink(path):
+            raise CorpusError(shown, LINK) from None
         raise CorpusError(shown, f"cannot read: {exc.strerror}") from None
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise CorpusError(shown, "is not a plain file; not read")
+        try:
+            data = fh.read(MAX_FILE_BYTES + 1)  # never more than the limit in memory
+        except OSError as exc:
+            raise CorpusError(shown, f"cannot read: {exc.strerror}") from None
     if len(data) > MAX_FILE_BYTES:
         raise CorpusError(shown, f"the file is over {MAX_FILE_BYTES // 2**20} MiB, the most a corpus "
                                  f"file may hold")

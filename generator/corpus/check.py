@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ..core.errors import CorpusError
 from ..core.text import match_key
-from .store import NO_CACHE, Corpus, CorpusCache, load_corpus, shown_path
+from .store import NO_CACHE, Corpus, CorpusCache, load_corpus, record_files, shown_path
 
 
 def check_corpus(root: Path, cache: CorpusCache = NO_CACHE,
@@ -80,7 +80,7 @@ def duplicate_problems(corpus: Corpus) -> list[CorpusError]:
 
 def listing_problems(corpus: Corpus) -> list[CorpusError]:
     # A paper whose file exists but failed to load is reported once, for its own file.
-    present = {p.stem for p in (corpus.root / "papers").glob("*.y*ml")}
+    present = {p.stem for p in record_files(corpus.root / "papers")[0]}
     out = []
     for listing in corpus.sorted_listings():
         path = _file(corpus, listing.file)

@@ -299,7 +299,10 @@ def _tag(raw: Any, path: str, i: int) -> Tag:
 
 def load_weights(path: Path, taxonomy: Taxonomy) -> dict[str, TopicWeights]:
     shown = path.name if not path.is_absolute() else str(path)
-    data = load_yaml(read_text(path, shown), shown)
+    return weights_from_data(load_yaml(read_text(path, shown), shown), shown, taxonomy)
+
+
+def weights_from_data(data: Any, shown: str, taxonomy: Taxonomy) -> dict[str, TopicWeights]:
     topics = data.get("topics") if isinstance(data, dict) else None
     if not isinstance(topics, dict):
         raise CorpusError(shown, "expected a mapping with 'topics': {topic: {bias, weights}}")

@@ -21,7 +21,8 @@ from ..core.text import squash
 from ..core.yamlio import load_yaml
 from ..corpus.check import duplicate_problems, vocabulary_problems
 from ..corpus.model import ARXIV_RE, CURATABLE, Paper
-from ..corpus.store import load_corpus, paper_text, write_files
+from ..corpus.store import load_corpus, paper_text
+from ..corpus.writes import write_files
 from .dedupe import Index
 from .importer import new_paper
 from .readers import RawEntry, check_entry, read_source
@@ -159,7 +160,8 @@ def run_add(args: argparse.Namespace, today: str) -> int:
     if args.dry_run:
         sys.stdout.write(text)
         return 0
-    write_files(corpus.root, [(paper.file, text)])
+    corpus.papers.pop(paper.slug)  # validated above as part of the corpus; written as new
+    write_files(corpus, [(paper.file, text)])
     print(f"wrote {path}")
     how = " (yours)" if "topics" in paper.curated else f" (suggested; see survey explain {paper.slug})"
     print(f"topics: {', '.join(paper.topics) or '(none: listed under Other)'}{how}")

@@ -36,7 +36,8 @@ from ..core.text import match_key, shingles
 from ..core.yamlio import load_yaml
 from ..corpus.check import duplicate_problems
 from ..corpus.model import ARXIV_RE, URL_RE, Enriched, Paper
-from ..corpus.store import Corpus, paper_text, write_files
+from ..corpus.store import Corpus, paper_text
+from ..corpus.writes import write_files
 from .dedupe import Index
 from .intake import read_bytes
 from .readers import FORMATS, RawEntry, parse_source
@@ -507,5 +508,5 @@ class Enricher:
         problems = [p for p in duplicate_problems(trial) if p.entry in self.changed]
         if problems:
             raise SurveyError(f"nothing written: {problems[0]}")
-        self.report.written = write_files(self.corpus.root, files)
+        self.report.written = write_files(self.corpus, files)
         return self.report.written
