@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 import yaml
 from bs4 import BeautifulSoup
-from conftest import ROOT, make_project, mkdocs_build, plugin_option, survey
+from conftest import ROOT, make_project, mkdocs_build, survey
 
 from generator.corpus.store import load_corpus
 from generator.site.linkcheck import check_site
@@ -391,10 +391,7 @@ def test_corpus_text_is_shown_literally_whatever_the_extensions(tmp_path: Path) 
 
 
 def test_two_builds_are_byte_identical(real_site: Path, tmp_path: Path) -> None:
-    """And the same whether the pages are rendered in a second process (real_site, on two
-    cores: tests/test_forked.py checks it forks) or in MkDocs's own."""
     project = make_project(tmp_path)
-    plugin_option(project, "render_process: false")
     again = mkdocs_build(project)
     first = {p.relative_to(real_site) for p in real_site.rglob("*") if p.is_file()}
     second = {p.relative_to(again) for p in again.rglob("*") if p.is_file()}
@@ -485,10 +482,8 @@ def test_mkdocs_serve_rebuilds_when_a_corpus_file_changes(tmp_path: Path, flags:
         wait_for_page(url, "Served studies", server, log)
 
 
-@pytest.mark.parametrize("apart", [True, False], ids=["render-process", "in-process"])
-def test_a_template_error_names_the_template(tmp_path: Path, apart: bool) -> None:
+def test_a_template_error_names_the_template(tmp_path: Path) -> None:
     project = make_project(tmp_path)
-    plugin_option(project, f"render_process: {str(apart).lower()}")
     template = project / "templates" / "paper.md.j2"
     template.write_text(template.read_text() + "\n{{ paper.no_such_field }}\n")
     result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict"], cwd=project,

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 
 class SurveyError(Exception):
     """A problem the user can fix; the CLI prints it as one line, without a traceback."""
@@ -28,10 +26,6 @@ class CorpusError(SurveyError):
         self.message = message
         super().__init__(str(self))
 
-    def __reduce__(self) -> tuple[Any, ...]:  # pickled with its fields (a parse in another process)
-        return (_corpus_error, (type(self), self.path, self.message, self.entry, self.field,
-                                self.line, self.column))
-
     def __str__(self) -> str:
         where = self.path
         if self.line is not None:
@@ -44,11 +38,6 @@ class CorpusError(SurveyError):
         if self.field:
             parts.append(f"field '{self.field}'")
         return ": ".join(parts) + f": {self.message}"
-
-
-def _corpus_error(cls: type[CorpusError], path: str, message: str, entry: str | None, field: str | None,
-                  line: int | None, column: int | None) -> CorpusError:
-    return cls(path, message, entry=entry, field=field, line=line, column=column)
 
 
 class SourceError(CorpusError):

@@ -10,10 +10,9 @@ from ..core.text import match_key
 from .store import NO_CACHE, Corpus, CorpusCache, load_corpus, shown_path
 
 
-def check_corpus(root: Path, cache: CorpusCache = NO_CACHE,
-                 processes: int = 1) -> tuple[Corpus, list[CorpusError]]:
+def check_corpus(root: Path, cache: CorpusCache = NO_CACHE) -> tuple[Corpus, list[CorpusError]]:
     problems: list[CorpusError] = []
-    corpus = load_corpus(root, collect=problems, cache=cache, processes=processes)
+    corpus = load_corpus(root, collect=problems, cache=cache)
     problems += vocabulary_problems(corpus)
     problems += duplicate_problems(corpus)
     problems += listing_problems(corpus)

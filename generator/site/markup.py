@@ -119,30 +119,3 @@ def dedent_html(html_text: str) -> str:
         elif kind == 1:
             out.append(part)
     return "".join(out)
-
-
-def dedent_file(path: str) -> None:
-    """`dedent_html` on a page MkDocs has written (in UTF-8), in place; nothing if it wrote none."""
-    try:
-        with open(path, "rb") as fh:
-            text = fh.read().decode("utf-8")
-    except FileNotFoundError:
-        return
-    dedented = dedent_html(text)
-    if dedented != text:
-        with open(path, "wb") as fh:
-            fh.write(dedented.encode("utf-8"))
-
-
-_ENTRY_LIST = re.compile(r'<ol>(\s*<li>\s*<a id="entry-(\d+)")')
-
-
-def number_lists(html_text: str) -> str:
-    """A listing's later parts start at their first entry's number (`101.` in the Markdown).
-
-    CommonMark keeps a list's first number; Python-Markdown restarts at 1 unless told.
-    """
-    def start(m: re.Match[str]) -> str:
-        return m.group(0) if m.group(2) == "1" else f'<ol start="{m.group(2)}">{m.group(1)}'
-
-    return _ENTRY_LIST.sub(start, html_text)

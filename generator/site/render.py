@@ -187,12 +187,9 @@ class Site:
 
     @property
     def related(self) -> dict[str, list[str]]:
-        """Each paper's related papers, computed on first use: a plan of the pages
-        (`page_jobs`) does without them."""
+        """Each paper's related papers, computed when the first paper page is rendered."""
         if self._related is None:
-            # numpy and scipy are imported here, not with the plugin: a build that renders in a
-            # second process never needs them in MkDocs's own.
-            from .related import related_papers
+            from .related import related_papers  # numpy and scipy: imported when first needed
 
             cache = self.cache
             self._related = (related_papers(self.papers) if cache is None
@@ -210,17 +207,15 @@ class Site:
         cache = self.cache
         if cache is not None:
             self._lists_before, cache.list_pages = cache.list_pages, {}
-        out = {path: job() for path, job in self.page_jobs()}
+        out = {path: job() for path, job in self._page_jobs()}
         if cache is not None:
             for gone in set(cache.paper_pages) - set(self.corpus.papers):
                 del cache.paper_pages[gone]
             del self._lists_before
         return out
 
-    def page_jobs(self) -> list[tuple[str, Callable[[], str]]]:
-        """Every page's path and what renders it, in `page_order`: the plan of the pages, made
-        without rendering any (nor working out the related papers, which only paper pages
-        show). `pages` runs them; `mkdocs build` may run them in a second process."""
+    def _page_jobs(self) -> list[tuple[str, Callable[[], str]]]:
+        """Every page's path and what renders it, in `page_order`."""
         jobs: list[tuple[str, Callable[[], str]]] = []
         render = self._render
         jobs.append(("index.md", partial(render, "home.md.j2", home=True)))
@@ -366,9 +361,9 @@ class Site:
 
     def files(self) -> dict[str, str]:
         """The other generated files: Atom feeds and the corpus exports."""
-        return {path: job() for path, job in self.file_jobs()}
+        return {path: job() for path, job in self._file_jobs()}
 
-    def file_jobs(self) -> list[tuple[str, Callable[[], str]]]:
+    def _file_jobs(self) -> list[tuple[str, Callable[[], str]]]:
         """The other generated files' paths and what writes each, sorted by path."""
         names = {t.id: t.name for t in self.topics}
         feed = partial(self._feed, site_url=self.site_url, topic_names=names, author=self.name)
@@ -549,8 +544,8 @@ class Site:
 
 
 def page_order(path: str) -> tuple[bool, str]:
-    """The order of the pages as rendered and handed to MkDocs: by path, paper pages last (a
-    render in a second process works out the related papers while MkDocs reads the lists)."""
+    """The order of the pages as rendered and handed to MkDocs (and so of sitemap.xml): by path,
+    paper pages last."""
     return (path.startswith("papers/"), path)
 
 
