@@ -39,6 +39,7 @@ from .incremental import (
     digest,
     tree_digest,
 )
+from .serve_error import show_error
 
 log = logging.getLogger("mkdocs.plugins.survey")
 
@@ -68,6 +69,8 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
         self.paper_pages: list[tuple[str, str | None]] = []  # (page below the site, date)
         self.background: BackgroundIndex | None = None
         self.built: Files | None = None  # this build's files, until the site is written
+        self.failure: str | None = None  # under serve: why this build has no survey pages
+        self.generated: list[str] = []  # the HTML pages the last build generated
 
     # With on_startup, MkDocs keeps this plugin across the rebuilds of one `mkdocs serve`.
     def on_startup(self, *, command: str, dirty: bool) -> None:
@@ -107,6 +110,21 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
         return config
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
+        self.failure = None
+        try:
+            return self._generate(files, config)
+        except PluginError as exc:
+            if self.command != "serve":
+                raise
+            # Under serve a build that raises leaves every request waiting for the next one that
+            # succeeds: report it here and in the browser instead (serve_error).
+            self.failure = str(exc)
+            log.error(self.failure)
+            if self.incremental:
+                self.incremental.site_digest = None  # the next build writes every page again
+            return files
+
+    def _generate(self, files: Files, config: MkDocsConfig) -> Files:
         try:
             corpus, problems = check_corpus(Path(self.corpus_dir), cache=self.cache)
         except SurveyError as exc:
@@ -157,6 +175,8 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
         if self.incremental:
             self.incremental.start(files, config, self._site_digest(config))
         self.files = self.built = files
+        self.generated = [f.dest_uri for f in files
+                          if isinstance(f, GeneratedFile) and f.is_documentation_page()]
         self.paper_pages = [(files.src_uris[f"papers/{p.slug}.md"].dest_uri, p.date) for p in site.papers]
         # Pagefind need not read the generated lists, unless a hand-written page lives beside.
         own = {f.src_uri.split("/")[0] for f in files if f.is_documentation_page()
@@ -199,6 +219,9 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
 
     @event_priority(-100)  # Run last: Pagefind indexes the site as every other plugin left it.
     def on_post_build(self, *, config: MkDocsConfig) -> None:
+        if self.failure is not None:
+            show_error(Path(config.site_dir), self.generated, self.failure, config.site_name)
+            return
         if self.incremental and self.files is not None:
             self.incremental.finish(self.files, config.site_dir)
         split_sitemap(Path(config.site_dir), config.site_url or "")
