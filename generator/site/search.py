@@ -157,30 +157,8 @@ def _run_bundle(site_dir: Path, skip: Iterable[str], bundle: _Bundle,
         shutil.rmtree(bundle.mirror, ignore_errors=True)
 
 
-def _share_wasm(output: Path, bundles: Sequence[_Bundle]) -> None:
-    """Point the later parts at part 1's WebAssembly, which is the same file.
-
-    Pagefind's worker keeps the first WebAssembly it loads and ignores every later one, but each
-    instance fetches its bundle's own (72 KB) first: an entry's `wasm` is read into the URL
-    `{bundle}wasm.{wasm}.pagefind`, so "/../../wasm.en" makes that `{bundle}../wasm.en.pagefind`,
-    part 1's, which the browser has fetched already."""
-    for bundle in bundles:
-        if bundle.output == output:
-            continue
-        entry_path = bundle.output / "pagefind-entry.json"
-        entry = json.loads(entry_path.read_text(encoding="utf-8"))
-        for language in entry["languages"].values():
-            own = bundle.output / f"wasm.{language['wasm']}.pagefind"
-            if (output / own.name).read_bytes() != own.read_bytes():
-                raise SurveyError(f"search: {own} is not the WebAssembly of {output}")
-            own.unlink()
-            language["wasm"] = f"/../../wasm.{language['wasm']}"
-        entry_path.write_text(json.dumps(entry, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
-
-
 def _write_manifest(output: Path, bundles: Sequence[_Bundle]) -> None:
-    """Tie the parts to part 1: their WebAssembly is part 1's, and survey-parts.json lists them."""
-    _share_wasm(output, bundles)
+    """survey-parts.json: the folders of the parts after the first (none for a smaller site)."""
     folders = [b.output.relative_to(output).as_posix() for b in bundles if b.output != output]
     (output / MANIFEST).write_text(json.dumps({"parts": folders}) + "\n", encoding="utf-8")
 
@@ -346,6 +324,10 @@ def _swap(new: Path, target: Path) -> None:
 
 
 _SIGNATURE = b"pagefind_dcd"
+# The Pagefind release whose data files canonical_filters reads and writes, pinned exactly in
+# pyproject.toml: their layout is not documented, so another release must be checked by hand
+# (tests/test_search_parts.py fails until PAGEFIND_VERSION and the pin are moved together).
+PAGEFIND_VERSION = "1.5.2"
 
 
 def _read(path: Path) -> Any:
@@ -375,14 +357,22 @@ def canonical_filters(bundle: Path) -> None:
     """
     entry_path = bundle / "pagefind-entry.json"
     entry = json.loads(entry_path.read_text(encoding="utf-8"))
+    if entry.get("version") != PAGEFIND_VERSION:
+        raise SurveyError(f"search: Pagefind {entry.get('version')} wrote {bundle}; the survey reads "
+                          f"the data files of Pagefind {PAGEFIND_VERSION} only (pip install -e .)")
     for language in entry["languages"].values():
         old_meta = bundle / f"pagefind.{language['hash']}.pf_meta"
         meta = _read(old_meta)
         lang = language["hash"].split("_")[0] + "_"
         filters = []
+        if not (isinstance(meta, list) and len(meta) > 3 and _pairs(meta[3], str, str)):
+            raise SurveyError(f"search: {old_meta} is not laid out as Pagefind {PAGEFIND_VERSION}'s")
         for name, file_hash in meta[3]:
             old = bundle / "filter" / f"{file_hash}.pf_filter"
-            key, values = _read(old)
+            data = _read(old)
+            if not (isinstance(data, list) and len(data) == 2 and _pairs(data[1], object, list)):
+                raise SurveyError(f"search: {old} is not laid out as Pagefind {PAGEFIND_VERSION}'s")
+            key, values = data
             old.unlink()
             values = sorted(values, key=lambda v: str(v[0]))
             filters.append([name, _write(bundle / "filter", lang, ".pf_filter", [key, values], 7)])
@@ -390,3 +380,10 @@ def canonical_filters(bundle: Path) -> None:
         old_meta.unlink()
         language["hash"] = _write(bundle, "pagefind." + lang, ".pf_meta", meta, 10).removeprefix("pagefind.")
     entry_path.write_text(json.dumps(entry, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+
+
+def _pairs(value: Any, first: type, second: type) -> bool:
+    """A list of two-item lists, each (first, second)."""
+    return isinstance(value, list) and all(
+        isinstance(item, list) and len(item) == 2 and isinstance(item[0], first)
+        and isinstance(item[1], second) for item in value)
