@@ -31,8 +31,8 @@ import yaml
 from conftest import ROOT, mkdocs_build
 
 from generator.corpus.store import load_corpus
+from generator.site.pagefind_data import _read as read_pagefind
 from generator.site.search import LIST_FOLDERS, MANIFEST, build_index, plan_parts
-from generator.site.search import _read as read_pagefind
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, BrowserContext, Locator, Page

@@ -13,16 +13,8 @@ from conftest import ROOT, make_project, mkdocs_build, plugin_option
 
 from generator.core.errors import SurveyError
 from generator.corpus.store import load_corpus
-from generator.site.search import (
-    LIST_FOLDERS,
-    MANIFEST,
-    OUTPUT,
-    PAGEFIND_VERSION,
-    _write,
-    build_index,
-    canonical_filters,
-    plan_parts,
-)
+from generator.site.pagefind_data import PAGEFIND_VERSION, _write, canonical_filters
+from generator.site.search import LIST_FOLDERS, MANIFEST, OUTPUT, build_index, plan_parts
 
 
 def test_a_small_site_is_one_part() -> None:

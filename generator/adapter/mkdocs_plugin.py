@@ -29,7 +29,8 @@ from ..corpus.check import check_corpus
 from ..corpus.store import NO_CACHE, CorpusCache
 from ..site.markup import compact_html, dedent_html
 from ..site.render import NavItem, Site, page_order, template_error
-from ..site.search import LIST_FOLDERS, PART, BackgroundIndex, build_index
+from ..site.search import LIST_FOLDERS, PART, build_index
+from ..site.search_background import BackgroundIndex
 from ..site.sitemaps import split_sitemap
 from .incremental import (
     QUIET_DIRTY,
