@@ -1,6 +1,6 @@
 """Statistics of the corpus and their charts: inline SVG drawn at build time.
 
-Every label is written as character references (`md_text`), like all corpus text.
+Every label is escaped for Markdown (`md_text`), like all corpus text.
 
 The charts use `currentColor` and the theme's accent colour, so they read in light and dark
 palettes and need no network or script to view.
