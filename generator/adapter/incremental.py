@@ -188,7 +188,10 @@ def collect_garbage() -> None:
     (in its background thread, when nothing waits for a page), a collection frees the earlier
     builds' garbage, then freezes what is left: the next rebuild's collections scan only the
     objects it makes. Frozen objects are still freed when nothing refers to them; the next
-    call collects those in cycles.
+    call collects those in cycles. What it buys, with only the generator's caches held (the
+    real corpus's 9,403 papers, `python benchmarks/ab_stages.py freeze CORPUS`, 7 pairs): a full
+    collection 0.144 s (0.128 to 0.157) of CPU unfrozen, 0.000 s frozen; MkDocs's pages of the
+    last build, held too under serve, add about a second a collection at 10,000 papers.
     """
     gc.unfreeze()
     gc.collect()

@@ -275,7 +275,10 @@ def _release_pages(files: Files) -> None:
         if page is not None:
             page.markdown = page.content = None
             page.toc = empty
-    # Hand the freed memory back to the system (glibc; elsewhere there is nothing to call).
+    # Hand the freed memory back to the system (glibc; elsewhere there is nothing to call): the
+    # forgotten pages stay in the C allocator's heap otherwise. Real corpus, 9,403 papers, one
+    # build (survey plugin with search_index: false, RSS read around this call): 353 MB when the
+    # site is written, 353 MB once the pages are forgotten, 197 MB after malloc_trim.
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL(None).malloc_trim(0)
 
