@@ -23,7 +23,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from generator.corpus.store import CorpusCache, load_corpus  # noqa: E402
-from generator.site.render import RenderCache, Site  # noqa: E402
+from generator.site.render import Site  # noqa: E402
+from generator.site.reuse import RenderCache  # noqa: E402
 
 
 def alternate(pairs: int, a: Callable[[], float], b: Callable[[], float]) -> None:

@@ -11,7 +11,8 @@ from conftest import ROOT
 from generator.corpus.export import bibtex
 from generator.corpus.store import load_corpus
 from generator.site.markup import _KEEP, _PRE, _TABLE, compact_html, dedent_html, md_text
-from generator.site.render import RenderCache, Site
+from generator.site.render import Site
+from generator.site.reuse import RenderCache
 
 
 def _plain_md_text(text: str) -> str:

@@ -24,7 +24,7 @@ from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.structure.pages import Page
 from mkdocs.utils import meta as mkdocs_meta
 
-from ..site.render import RenderCache
+from ..site.reuse import RenderCache
 
 
 class QuietDirty(logging.Filter):
