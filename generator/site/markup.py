@@ -7,7 +7,9 @@ characters as written. What no processor reads stays as it is: letters, spaces, 
 stop before a space or at the end, a hyphen between two letters or digits, and digits, except
 a digit that opens the text ("1. " would start a list) or comes before a letter ("1st" is
 1<sup>st</sup> under smartsymbols). Those are most of a text's punctuation: Markdown then has
-a reference to parse for a few characters, not for every comma and digit. Hex (`&#x23;`)
+a reference to parse for a few characters, not for every comma and digit (the real corpus's
+9,896 pages: 43.3 s of Markdown CPU against 60.1 s with every sign a reference, the same HTML;
+`python benchmarks/ab_stages.py markdown CORPUS`). Hex (`&#x23;`)
 rather than decimal (`&#35;`) keeps `#` followed by digits out of the output, which
 issue-link extensions would otherwise pick up.
 """

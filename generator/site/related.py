@@ -25,7 +25,7 @@ from ..corpus.model import Paper
 # What it buys: related papers of the real corpus (9,403 papers) 4.19 s against 5.37 s of CPU
 # with `a @ b` (7 alternating pairs, pairwise gain median 1.14 s, 0.65 to 1.63; 21% of the
 # stage); on synthetic 10k 3.75 against 3.97 s (5%), whose abstracts share fewer words.
-# Measured with related_papers() on the loaded corpus, _matmat set and None in turn.
+# Measured with `python benchmarks/ab_stages.py related CORPUS`.
 SCIPY_VERSION = "1.17.1"
 _matmat: Any = None
 if scipy.__version__ == SCIPY_VERSION:
