@@ -5,6 +5,7 @@ the pairwise gain; the figures quoted at each mechanism's entry point come from 
     python benchmarks/ab_stages.py related CORPUS [--pairs 7]   # scipy's private kernel vs a @ b
     python benchmarks/ab_stages.py freeze CORPUS [--pairs 7]    # serve: a full collection, frozen or not
     python benchmarks/ab_stages.py markdown CORPUS [--pairs 5]  # md_text vs every ASCII sign a reference
+    python benchmarks/ab_stages.py prefilter CORPUS [--pairs 5] # classify: the rule prefilter or none
 
 CORPUS is a corpus folder (a scratch copy with the real papers imported, or bench.py --keep's).
 """
@@ -120,13 +121,30 @@ def markdown(corpus_dir: Path, pairs: int) -> None:
     alternate(pairs, lambda: cpu(lambda: convert(a)), lambda: cpu(lambda: convert(b)))
 
 
+def prefilter(corpus_dir: Path, pairs: int, papers: int = 1000) -> None:
+    """`suggest` on the first 1,000 papers, A: with the rule prefilter, B: every rule scanned."""
+    from generator.classify import rules, suggest
+
+    corpus = load_corpus(corpus_dir)
+    texts = [(p.title, p.abstract) for p in corpus.sorted_papers()[:papers]]
+    groups = rules.required_groups
+
+    def run(prefiltered: bool) -> float:
+        rules.required_groups = groups if prefiltered else (lambda pattern: ())
+        return cpu(lambda: [suggest.suggest(corpus.taxonomy, t, a) for t, a in texts])
+
+    alternate(pairs, lambda: run(True), lambda: run(False))
+    rules.required_groups = groups
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("what", choices=["related", "freeze", "markdown"])
+    parser.add_argument("what", choices=["related", "freeze", "markdown", "prefilter"])
     parser.add_argument("corpus", type=Path)
     parser.add_argument("--pairs", type=int, default=7)
     args = parser.parse_args()
-    {"related": related, "freeze": freeze, "markdown": markdown}[args.what](args.corpus, args.pairs)
+    run = {"related": related, "freeze": freeze, "markdown": markdown, "prefilter": prefilter}
+    run[args.what](args.corpus, args.pairs)
 
 
 if __name__ == "__main__":
