@@ -1,6 +1,6 @@
-"""Errors where people look: under `mkdocs serve` a corpus or template error shows in the browser
-as a page naming the file, the line and the problem, and the page comes back once it is fixed;
-`mkdocs build` still fails with one line."""
+"""Errors where people look: under `mkdocs serve` a corpus or template error shows as a page naming
+the file, the line and the problem, and the page comes back once it is fixed; `mkdocs build`
+still fails with one line. (In Chromium: tests/test_browser.py, test_a_corpus_error_shows_...)"""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 from conftest import make_project
-from test_browser import CHROMIUM_ARGS, chromium_path, unavailable
 from test_site import mkdocs_serve, wait_for_page
 
 from generator.adapter.serve_error import MARKER
@@ -28,48 +27,6 @@ def break_yaml(path: Path) -> str:
     text = path.read_text(encoding="utf-8")
     path.write_text(text.replace("title: ", "title: [unclosed ", 1), encoding="utf-8")
     return text
-
-
-@pytest.mark.slow
-@pytest.mark.browser
-@pytest.mark.parametrize("flags", [[], ["--dirty"]], ids=["serve", "serve-dirty"])
-def test_a_corpus_error_shows_in_the_browser_until_it_is_fixed(tmp_path: Path, flags: list[str]) -> None:
-    browser_path = chromium_path()
-    if browser_path is None:
-        unavailable("no Chromium at /usr/bin/chromium")
-    try:
-        from playwright.sync_api import expect, sync_playwright
-    except ImportError:
-        unavailable("the playwright package is not installed")
-    project = make_project(tmp_path)
-    paper = project / "corpus" / "papers" / f"{PAPER}.yaml"
-    log = tmp_path / "serve.log"
-    with mkdocs_serve(project, log, *flags) as (base, server), sync_playwright() as pw:
-        url = base + f"papers/{PAPER}/"
-        wait_for_page(url, TITLE, server, log)
-        browser = pw.chromium.launch(executable_path=str(browser_path), args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page()
-            page.goto(url)
-            expect(page.locator("h1")).to_contain_text(TITLE)
-            original = break_yaml(paper)
-            # The open page reloads by itself (MkDocs's live reload) and shows the error.
-            problem = page.locator("pre")
-            expect(page.locator("h1")).to_have_text("The site could not be built", timeout=180_000)
-            expect(problem).to_contain_text(f"corpus/papers/{PAPER}.yaml:3:9: malformed YAML")
-            expect(problem).to_contain_text("did not find expected ',' or ']'")
-            # So does any other page of the survey, and the home page; nothing hangs.
-            other = browser.new_page()
-            other.goto(base, timeout=60_000)
-            expect(other.locator("pre")).to_contain_text(f"{PAPER}.yaml:3:9")
-            paper.write_text(original, encoding="utf-8")
-            expect(page.locator("h1")).to_contain_text(TITLE, timeout=180_000)
-            expect(other.locator(f"#{MARKER}")).to_have_count(0, timeout=180_000)
-            expect(other.locator("h1").first).to_be_visible()
-        finally:
-            browser.close()
-        assert server.poll() is None
-    assert f"{PAPER}.yaml:3:9: malformed YAML" in log.read_text()
 
 
 @pytest.mark.slow
