@@ -31,8 +31,8 @@ import yaml
 from conftest import ROOT, mkdocs_build
 
 from generator.corpus.store import load_corpus
+from generator.site.pagefind_data import _read as read_pagefind
 from generator.site.search import LIST_FOLDERS, MANIFEST, build_index, plan_parts
-from generator.site.search import _read as read_pagefind
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, BrowserContext, Locator, Page
@@ -700,7 +700,6 @@ def test_the_quick_box_searches_part_1_first_then_finds_a_paper_of_the_last_part
     page.unroute("**/pagefind/" + MANIFEST)
     assert [quick_search(page, word, slug) for word, slug in queries] == expected
     assert [url for url in asked if "/pagefind/part-4/" in url]
-    assert not [url for url in asked if "/pagefind/part-" in url and "wasm" in url]
     tab.assert_clean()
 
 
@@ -927,3 +926,44 @@ def test_no_serious_accessibility_violations(site_base: str, chromium: Browser, 
         found = serious_violations(tab.page)
         assert found == [], "\n".join(found)
         tab.assert_clean()
+
+
+@pytest.mark.parametrize("flags", [[], ["--dirty"]], ids=["serve", "serve-dirty"])
+def test_a_corpus_error_shows_in_the_browser_until_it_is_fixed(
+        chromium: Browser, tmp_path: Path, flags: list[str]) -> None:
+    """Under mkdocs serve (tests/test_serve_errors.py): a paper page open, its file broken, the
+    open page and the home page show the file, line and problem; fixed, both pages come back."""
+    from conftest import make_project
+    from playwright.sync_api import expect
+    from test_serve_errors import MARKER, PAPER, TITLE, break_yaml
+    from test_site import mkdocs_serve, wait_for_page
+
+    project = make_project(tmp_path)
+    paper = project / "corpus" / "papers" / f"{PAPER}.yaml"
+    log = tmp_path / "serve.log"
+    with mkdocs_serve(project, log, *flags) as (base, server):
+        url = base + f"papers/{PAPER}/"
+        wait_for_page(url, TITLE, server, log)
+        context = chromium.new_context()
+        try:
+            page = context.new_page()
+            page.goto(url)
+            expect(page.locator("h1")).to_contain_text(TITLE)
+            original = break_yaml(paper)
+            # The open page reloads by itself (MkDocs's live reload) and shows the error.
+            problem = page.locator("pre")
+            expect(page.locator("h1")).to_have_text("The site could not be built", timeout=180_000)
+            expect(problem).to_contain_text(f"corpus/papers/{PAPER}.yaml:3:9: malformed YAML")
+            expect(problem).to_contain_text("did not find expected ',' or ']'")
+            # So does any other page of the survey, and the home page; nothing hangs.
+            other = context.new_page()
+            other.goto(base, timeout=60_000)
+            expect(other.locator("pre")).to_contain_text(f"{PAPER}.yaml:3:9")
+            paper.write_text(original, encoding="utf-8")
+            expect(page.locator("h1")).to_contain_text(TITLE, timeout=180_000)
+            expect(other.locator(f"#{MARKER}")).to_have_count(0, timeout=180_000)
+            expect(other.locator("h1").first).to_be_visible()
+        finally:
+            context.close()
+        assert server.poll() is None
+    assert f"{PAPER}.yaml:3:9: malformed YAML" in log.read_text()

@@ -11,14 +11,44 @@ from conftest import ROOT
 from generator.corpus.export import bibtex
 from generator.corpus.store import load_corpus
 from generator.site.markup import _KEEP, _PRE, _TABLE, compact_html, dedent_html, md_text
-from generator.site.render import RenderCache, Site
+from generator.site.render import Site
+from generator.site.reuse import RenderCache
 
 
-def test_md_text_is_the_translation_table_for_every_character():
+def _plain_md_text(text: str) -> str:
+    """md_text's rule, one character at a time (markup's docstring)."""
+    def alnum(c: str) -> bool:
+        return c.isascii() and c.isalnum()
+
+    out = []
+    for i, c in enumerate(text):
+        before, after = text[i - 1:i], text[i + 1:i + 2]
+        if ord(c) not in _TABLE or c == ",":
+            safe = True
+        elif c.isdigit():
+            safe = i > 0 and not (after.isascii() and after.isalpha())
+        elif c == ".":
+            safe = after == "" or after.isspace()
+        elif c == "-":
+            safe = alnum(before) and alnum(after)
+        else:
+            safe = False
+        out.append(c if safe else _TABLE[ord(c)])
+    return "".join(out)
+
+
+def test_md_text_is_the_plain_rule_for_every_character():
     every = "".join(chr(c) for c in range(0x3000)) + "\ufeff\ufffd\U0001f600 a\u2066b\u202e"
-    assert md_text(every) == every.translate(_TABLE)
+    assert md_text(every) == _plain_md_text(every)
+    rng = random.Random(5)
+    pieces = ["1", "0", ".", "-", ",", "a", "Z", " ", "\n", "\u00e9", "\u2028", "st", "#", "*", "<"]
+    for _ in range(20000):
+        case = "".join(rng.choices(pieces, k=rng.randint(0, 12)))
+        assert md_text(case) == _plain_md_text(case), case
     assert md_text("") == ""
     assert md_text("1st *x* <b>") == "&#x31;st &#x2A;x&#x2A; &#x3C;b&#x3E;"
+    assert md_text("1. At 3.5, a large-scale run... ends.") == (
+        "&#x31;. At 3&#x2E;5, a large-scale run&#x2E;&#x2E;. ends.")
 
 
 def test_compact_html_is_the_plain_substitution_for_every_reference():

@@ -151,6 +151,16 @@ def test_vectors_are_those_of_the_plain_loop() -> None:
         assert _same(index.matrix, _plain_vectors(index.docs, index.vocab, index.idf))
 
 
+def test_scipy_is_the_release_whose_private_kernel_is_called() -> None:
+    """related._product calls scipy's private csr_matmat with related.SCIPY_VERSION only: a new
+    scipy fails here until test_product_is_scipys_to_the_bit passes with it and the pin moves."""
+    import scipy
+
+    assert scipy.__version__ == related.SCIPY_VERSION, (
+        f"scipy {scipy.__version__} is installed; the kernel is checked with {related.SCIPY_VERSION}")
+    assert related._matmat is not None
+
+
 def test_product_is_scipys_to_the_bit() -> None:
     """The product without scipy's counting pass gives its arrays, in its order (the rows'
     entries are not sorted), and the 64-bit indices take scipy's own path."""

@@ -126,7 +126,8 @@ def test_background_index_newest_request_wins(tmp_path: Path, part_size: int | N
     """Serve's search index: written beside the site and swapped in; a newer request cancels
     an older one, and what is left is exactly what a synchronous index of the site writes,
     also when the index is in parts (each page its own part here)."""
-    from generator.site.search import PART, BackgroundIndex, build_index
+    from generator.site.search import PART, build_index
+    from generator.site.search_background import BackgroundIndex
 
     papers: list[tuple[str, str | None]] = [("a/index.html", "2024"), ("b/index.html", None)]
     size = part_size or PART

@@ -385,6 +385,9 @@
     // The results of the parts that have answered (`answers[i]` for part i + 1, undefined while
     // it is coming), as one list: newest first, the parts are date ranges, so their lists follow
     // each other (as far as every part before has answered); by relevance, merged by score.
+    // Pagefind scores a page against its own index's word statistics, so scores of two parts
+    // are comparable only roughly (parts of 10,000 papers of one corpus have close statistics):
+    // within a part the order is exactly Pagefind's, across parts it is an approximation.
     function merged(answers, parts, byDate) {
       if (parts === 1) return { n: answers[0].results.length, results: answers[0].results, waiting: 0 };
       var view = { n: 0, results: [], waiting: 0 }, gap = false;

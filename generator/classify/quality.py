@@ -95,23 +95,6 @@ def evaluate_devset(corpus: Corpus, devset: Devset) -> list[SplitResult]:
     return results
 
 
-def format_report(results: list[SplitResult], show_errors: bool = False) -> str:
-    lines = []
-    for r in results:
-        lines.append(f"{r.name}: {r.papers} papers")
-        lines.append(f"  {'topic':<14}{'precision':>10}{'recall':>8}{'F1':>7}{'tp':>5}{'fp':>4}{'fn':>4}")
-        for topic, c in r.per_topic.items():
-            lines.append(f"  {topic:<14}{c.precision:>10.3f}{c.recall:>8.3f}{c.f1:>7.3f}"
-                         f"{c.tp:>5}{c.fp:>4}{c.fn:>4}")
-        m = r.micro
-        lines.append(f"  {'micro':<14}{m.precision:>10.3f}{m.recall:>8.3f}{m.f1:>7.3f}"
-                     f"{m.tp:>5}{m.fp:>4}{m.fn:>4}")
-        if show_errors:
-            for slug, gold, got in r.errors:
-                lines.append(f"    {slug}: labelled {gold or '[]'}, rules say {got or '[]'}")
-    return "\n".join(lines)
-
-
 # Labelled real papers (tests/data/topic_labels.yaml), cross-validation and the held-out split.
 
 

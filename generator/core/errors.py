@@ -28,7 +28,7 @@ class CorpusError(SurveyError):
         self.message = message
         super().__init__(str(self))
 
-    def __reduce__(self) -> tuple[Any, ...]:  # pickled with its fields (a parse in another process)
+    def __reduce__(self) -> tuple[Any, ...]:  # pickled with its fields (raised in a worker process)
         return (_corpus_error, (type(self), self.path, self.message, self.entry, self.field,
                                 self.line, self.column))
 

@@ -10,10 +10,9 @@ from ..core.text import match_key
 from .store import NO_CACHE, Corpus, CorpusCache, load_corpus, record_files, shown_path
 
 
-def check_corpus(root: Path, cache: CorpusCache = NO_CACHE,
-                 processes: int = 1) -> tuple[Corpus, list[CorpusError]]:
+def check_corpus(root: Path, cache: CorpusCache = NO_CACHE) -> tuple[Corpus, list[CorpusError]]:
     problems: list[CorpusError] = []
-    corpus = load_corpus(root, collect=problems, cache=cache, processes=processes)
+    corpus = load_corpus(root, collect=problems, cache=cache)
     taxonomy = shown_path(Path(root) / "taxonomy.yaml")
     if not any(p.path == taxonomy for p in problems):  # else every topic and tag would be unknown
         problems += vocabulary_problems(corpus)

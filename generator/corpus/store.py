@@ -7,14 +7,12 @@ the same bytes.
 from __future__ import annotations
 
 import os
-import pickle
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 from ..core.errors import CorpusError, SurveyError, each_problem
-from ..core.forked import Forked
 from ..core.yamlio import LINK, dump_yaml, load_yaml, read_text
 from .journal import pending
 from .model import Listing, Paper
@@ -74,19 +72,10 @@ class NoCache(CorpusCache):
 NO_CACHE = NoCache()
 
 
-# Fewer files than this are parsed in one process: a fork costs more than it saves.
-SPLIT_MIN = 2000
-
-
 def load_corpus(
     root: Path | str, *, collect: list[CorpusError] | None = None, cache: CorpusCache = NO_CACHE,
-    processes: int = 1,
 ) -> Corpus:
-    """Load and validate every record. With `collect`, problems are gathered instead of raised.
-
-    With `processes=2` (and no cache) a forked second process parses the later half of a large
-    folder's files while this one parses the first: the records are the same, in the same order.
-    """
+    """Load and validate every record. With `collect`, problems are gathered instead of raised."""
     root = Path(root)
     if not root.is_dir():
         raise SurveyError(f"{root}: no corpus folder here (use --corpus DIR)")
@@ -117,7 +106,7 @@ def load_corpus(
         for problem in odd:
             fail(problem)
         corpus.ignored += hidden
-        for path, record in zip(paths, _parse_all(paths, cls, folder, cache, processes), strict=True):
+        for path, record in zip(paths, _parse_all(paths, cls, folder, cache), strict=True):
             if isinstance(record, CorpusError):
                 fail(record)
                 continue
@@ -130,7 +119,7 @@ def load_corpus(
     return corpus
 
 
-def _parse_all(paths: list[Path], cls: Any, folder: str, cache: CorpusCache, processes: int) -> list[Any]:
+def _parse_all(paths: list[Path], cls: Any, folder: str, cache: CorpusCache) -> list[Any]:
     """Each file's record, or the CorpusError it gives."""
     def one(path: Path) -> Any:
         try:
@@ -139,18 +128,7 @@ def _parse_all(paths: list[Path], cls: Any, folder: str, cache: CorpusCache, pro
         except CorpusError as exc:
             return exc
 
-    if processes < 2 or cache is not NO_CACHE or len(paths) < SPLIT_MIN or not hasattr(os, "fork"):
-        return [one(path) for path in paths]
-    half = len(paths) // 2
-    later = paths[half:]
-    stream = Forked([("later", lambda: pickle.dumps([one(p) for p in later], pickle.HIGHEST_PROTOCOL))])
-    try:
-        records = [one(path) for path in paths[:half]]
-        records += pickle.loads(stream.take_bytes("later"))
-        stream.finish()
-    finally:
-        stream.close()
-    return records
+    return [one(path) for path in paths]
 
 
 def _parse(path: Path, cls: Any, name: str) -> Any:

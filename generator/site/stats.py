@@ -1,6 +1,6 @@
 """Statistics of the corpus and their charts: inline SVG drawn at build time.
 
-Every label is written as character references (`md_text`), like all corpus text.
+Every label is escaped for Markdown (`md_text`), like all corpus text.
 
 The charts use `currentColor` and the theme's accent colour, so they read in light and dark
 palettes and need no network or script to view.
@@ -9,9 +9,14 @@ palettes and need no network or script to view.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from ..corpus.model import Listing, Paper
 from .markup import md_text as escape
+from .markup import trusted
+
+if TYPE_CHECKING:
+    from .render import Site
 
 
 @dataclass(frozen=True)
@@ -91,3 +96,25 @@ def heatmap(labels: list[str], matrix: list[list[int]], *, title: str) -> str:
             )
     parts.append("</svg>")
     return "".join(parts)
+
+
+def statistics(site: Site) -> dict[str, Any]:
+    """What the statistics page shows: counts and their charts."""
+    topic_ids = [t.id for t in site.corpus.taxonomy.topics]
+    per_topic = [Bar(t.name, len(site.by_topic[t.id])) for t in site.topics]
+    tags = [Bar(t.name, len(site.by_tag[t.id])) for t in site.tags_by_count() if site.by_tag[t.id]]
+    overlaps = topic_overlaps(site.papers, topic_ids)
+    names = [site.topic_name(t) for t in topic_ids]
+    return {
+        "per_topic": per_topic,
+        "per_listing": listing_sizes(site.listings),
+        "tags": tags,
+        "overlap_names": names,
+        "overlaps": overlaps,
+        "charts": {
+            "topics": trusted(bar_chart(per_topic, title="Papers per topic")),
+            "listings": trusted(bar_chart(listing_sizes(site.listings), title="Entries per listing")),
+            "tags": trusted(bar_chart(tags[:15], title="The 15 most used tags")),
+            "overlaps": trusted(heatmap(names, overlaps, title="Papers sharing two topics")),
+        },
+    }

@@ -1,4 +1,5 @@
-"""Link integrity of a built site: every internal href and src, anchors included, resolves.
+"""Link integrity of a built site (for the tests): every internal href and src, anchors included,
+resolves.
 
 Uses the standard library's HTML parser (fast enough for thousands of pages), and reads
 each page once.
