@@ -17,7 +17,6 @@ from ..core.errors import CorpusError
 from ..core.yamlio import load_yaml, read_text
 from ..corpus.store import Corpus
 from ..corpus.taxonomy import Taxonomy
-from .suggest import suggest
 
 
 @dataclass
@@ -246,5 +245,6 @@ def below_floors(floors: Floors, heldout: Report, cv: Report) -> list[str]:
         low.append(f"{heldout.name}: the flags hold {heldout.caught_share:.1%} of the wrong papers "
                    f"< {floors.caught:.0%}")
     if floors.flagged is not None and heldout.flagged_share > floors.flagged:
-        low.append(f"{heldout.name}: {heldout.flagged_share:.1%} of the papers flagged > {floors.flagged:.0%}")
+        low.append(f"{heldout.name}: {heldout.flagged_share:.1%} of the papers flagged "
+                   f"> {floors.flagged:.0%}")
     return low

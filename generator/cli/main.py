@@ -36,6 +36,14 @@ def build_parser() -> argparse.ArgumentParser:
                                       "daily-papers JSON or arXiv Atom")
     p.add_argument("paths", nargs="+", metavar="PATH")
     p.add_argument("--name", help="the listing's name (one listing at a time)")
+    p.add_argument("--on-topic", action="store_true",
+                   help="from feeds (daily-papers JSON, arXiv Atom), add only the papers that get a topic; "
+                        "list the rest in a report (--left-out). Curated listings import whole")
+    p.add_argument("--take", action="append", default=[], metavar="ID",
+                   help="an entry (arXiv id) to add although it got no topic, also from a feed "
+                        "imported before (repeatable)")
+    p.add_argument("--left-out", metavar="FILE",
+                   help="where --on-topic lists the papers it left out (default: left-out-FEED.csv)")
     p.add_argument("--dry-run", action="store_true", help="report what would change, write nothing")
     _corpus_arg(p)
 
@@ -134,13 +142,24 @@ def cmd_import(args: argparse.Namespace) -> int:
     from ..sources.importer import Importer
 
     corpus = load_corpus(args.corpus)
-    importer = Importer(corpus, today())
+    importer = Importer(corpus, today(), on_topic=args.on_topic, take=frozenset(args.take))
     sources = importer.read_all([Path(p) for p in args.paths], Progress("reading"))
     report = importer.run(sources, name=args.name, progress=Progress("importing"),
                           classifying=Progress("classifying the papers added"))
     if not args.dry_run:
         importer.write()
     print(report.summary())
+    if report.left_out:
+        from ..sources.scope import report_csv, report_path
+
+        path = Path(args.left_out) if args.left_out else report_path(args.paths)
+        if not args.dry_run:
+            try:
+                path.write_text(report_csv(report.left_out), encoding="utf-8")
+            except OSError as exc:
+                raise SurveyError(f"{path}: cannot write the report of papers left out: "
+                                  f"{exc.strerror}") from None
+        print(f"papers left out, each with its best topic and the command that takes it in: {path}")
     return 0
 
 
@@ -162,7 +181,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def _review(corpus) -> None:  # type: ignore[no-untyped-def]
     from ..classify.model import REVIEW_HIGH, REVIEW_LOW
-    from ..classify.suggest import suggest_all
+    from ..classify.suggest import review_line, suggest_all
 
     flagged = 0
     papers = [p for p in corpus.sorted_papers() if "topics" not in p.curated]
@@ -170,10 +189,7 @@ def _review(corpus) -> None:  # type: ignore[no-untyped-def]
     for paper, brief in zip(papers, briefs, strict=True):
         if brief.uncertain:
             flagged += 1
-            said = ", ".join(
-                f"{topic} {confidence:.2f} ({'has it' if topic in paper.topics else 'not given'})"
-                for topic, confidence in brief.uncertain)
-            print(f"review: {paper.file}: {said}")
+            print(review_line(paper.file, paper.topics, brief.uncertain))
     print(f"survey check --review: {flagged} paper(s) with a topic of confidence between "
           f"{REVIEW_LOW} and {REVIEW_HIGH} to read; curated topics are not listed")
 
@@ -240,8 +256,14 @@ def cmd_classify(args: argparse.Namespace) -> int:
 def cmd_quality(args: argparse.Namespace) -> int:
     import dataclasses
 
-    from ..classify.quality import (Floors, below_floors, cross_validate, evaluate_docs, format_reports,
-                                    readers_agreement)
+    from ..classify.quality import (
+        Floors,
+        below_floors,
+        cross_validate,
+        evaluate_docs,
+        format_reports,
+        readers_agreement,
+    )
 
     corpus, docs = _labelled(args)
     heldout = [d for d in docs if d.split == "heldout"]
