@@ -1,6 +1,7 @@
 """Draw the sample of real papers that tests/data/topic_labels.yaml labels.
 
-Reproducible: `python tests/data/topic_sample.py ../shared/real/hf-daily-papers-*.json.gz OUT.jsonl`.
+Reproducible: `python tests/data/topic_sample.py ../shared/real/hf-daily-papers-*.json.gz OUT.jsonl [MODEL]`
+(the last part only with `model` and in a checkout of commit 97ab715, see below).
 Two parts, both ordered by a hash of the arXiv id so the draw is random but fixed:
 - `random`: the first 420 papers by hash, whatever they are about (most fit no topic);
 - `enriched`: the next 300 papers by hash among those whose title or abstract has a broad
@@ -18,7 +19,12 @@ Two parts, both ordered by a hash of the arXiv id so the draw is random but fixe
   whose title or abstract has a word of MORE_WORDS, up to MORE_N, for the topics still short of
   80 positive examples (the quantization and kernels pools ran dry at 29 and 18);
 - `more-broad`: then the next 200 by hash with a broad hardware or efficiency word (BROAD_WORDS);
-- `seed`: every paper of corpus/papers/, keyed by slug (texts from the corpus).
+- `seed`: every paper of corpus/papers/, keyed by slug (texts from the corpus);
+- `more-model`: then every remaining real paper to which the topic model trained on the tune split
+  of the parts above gives a topic a confidence of 0.1 or more: the papers near the model's
+  boundaries, where it learns most. That model is the code, corpus/taxonomy.yaml and
+  corpus/topic_model.yaml of commit 97ab715: run the script in a checkout of that commit with a
+  third argument, `model`, to draw this part.
 Real papers that are also in the seed listings are left out of the real parts.
 """
 
@@ -101,7 +107,7 @@ def norm(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", " ", text.lower()).strip()
 
 
-def main(src: str, out: str) -> None:
+def main(src: str, out: str, model: str | None = None) -> None:
     with gzip.open(src) as fh:
         items = json.load(fh)
     seeds = seed_titles()
@@ -137,6 +143,15 @@ def main(src: str, out: str) -> None:
         seed = yaml.safe_load(path.read_text(encoding="utf-8"))
         chosen.append({"slug": seed["slug"], "title": " ".join(seed["title"].split()),
                        "abstract": " ".join(seed["abstract"].split()), "part": "seed"})
+    if model:
+        sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+        from generator.classify.suggest import suggest
+        from generator.corpus.taxonomy import Taxonomy
+
+        taxonomy = Taxonomy.load(Path(__file__).resolve().parents[2] / "corpus" / "taxonomy.yaml", "taxonomy")
+        for p in papers:
+            if p["id"] not in taken and max(v.confidence for v in suggest(taxonomy, p["title"], p["abstract"]).topics) >= 0.1:
+                chosen.append(dict(p, part="more-model"))
     with open(out, "w", encoding="utf-8") as fh:
         for p in chosen:
             fh.write(json.dumps(p, ensure_ascii=False) + "\n")
@@ -144,4 +159,4 @@ def main(src: str, out: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    main(*sys.argv[1:4])
