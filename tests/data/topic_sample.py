@@ -78,7 +78,8 @@ MORE_N = {"parallelism": 160, "quantization": 90, "kernels": 80}
 MORE_WORDS = {
     "parallelism": r"data parallel\w*|tensor parallel\w*|pipeline parallel\w*|expert parallel\w*|"
                    r"sequence parallel\w*|context parallel\w*|model parallel\w*|multi-GPU|multi-node|"
-                   r"all-reduce|all-to-all|collective communication|distributed (?:training|inference|system\w*)|"
+                   r"all-reduce|all-to-all|collective communication|"
+                   r"distributed (?:training|inference|system\w*)|"
                    r"GPU clusters?|sharding|sharded|Megatron|DeepSpeed|FSDP|ZeRO|stragglers?|"
                    r"thousands of GPUs|parallel (?:computing|algorithm\w*|programming|code)",
     "quantization": r"quanti[sz]\w+|low-bit|[1-8]-bit|\d\.\d+-bit|FP8|FP4|INT4|INT8|MXFP\w*|NVFP4|NF4|"
@@ -131,10 +132,12 @@ def main(src: str, out: str, model: str | None = None) -> None:
             for p in pool[:n]:
                 chosen.append(dict(p, part=f"{part}-{topic}"))
                 taken.add(p["id"])
-    for part, table, counts in (("more", MORE_WORDS, MORE_N), ("more", {"broad": BROAD_WORDS}, {"broad": BROAD_N})):
+    for part, table, counts in (("more", MORE_WORDS, MORE_N),
+                                ("more", {"broad": BROAD_WORDS}, {"broad": BROAD_N})):
         for topic, words in table.items():
             pattern = re.compile(r"\b(?:" + words + r")\b", re.IGNORECASE)
-            pool = [p for p in papers if p["id"] not in taken and pattern.search(p["title"] + " " + p["abstract"])]
+            pool = [p for p in papers
+                    if p["id"] not in taken and pattern.search(p["title"] + " " + p["abstract"])]
             for p in pool[:counts[topic]]:
                 chosen.append(dict(p, part=f"{part}-{topic}"))
                 taken.add(p["id"])
@@ -150,7 +153,8 @@ def main(src: str, out: str, model: str | None = None) -> None:
 
         taxonomy = Taxonomy.load(Path(__file__).resolve().parents[2] / "corpus" / "taxonomy.yaml", "taxonomy")
         for p in papers:
-            if p["id"] not in taken and max(v.confidence for v in suggest(taxonomy, p["title"], p["abstract"]).topics) >= 0.1:
+            verdicts = suggest(taxonomy, p["title"], p["abstract"]).topics if p["id"] not in taken else ()
+            if any(v.confidence >= 0.1 for v in verdicts):
                 chosen.append(dict(p, part="more-model"))
     with open(out, "w", encoding="utf-8") as fh:
         for p in chosen:
