@@ -11,6 +11,7 @@ import pytest
 import yaml
 from conftest import ROOT, survey
 
+from generator.classify.model import REVIEW_HIGH, REVIEW_LOW
 from generator.classify.suggest import explain_lines, suggest
 from generator.core.progress import Progress
 from generator.corpus.store import load_corpus
@@ -183,7 +184,7 @@ def test_review_lists_unsure_papers_that_are_not_curated(tmp_path: Path) -> None
     flagged = re.findall(r"^review: papers/(\S+)\.yaml: (\w+) (0\.\d\d)", result.stdout, re.M)
     assert flagged and len(flagged) < len(CORPUS.papers) // 3
     for _slug, _topic, confidence in flagged:
-        assert 0.2 <= float(confidence) <= 0.8  # shown rounded
+        assert REVIEW_LOW <= float(confidence) <= REVIEW_HIGH  # shown rounded
     papers = len({f[0] for f in flagged})
     assert re.search(rf"^survey check --review: {papers} paper\(s\)", result.stdout, re.M)
     curated = survey("check", "--review")
