@@ -51,13 +51,14 @@ def test_false_friends_do_not_fire() -> None:
 
 
 def test_explain_names_rules_and_words() -> None:
-    paper = CORPUS.papers["2bp-2-stage-backpropagation"]
+    paper = CORPUS.papers["accelerating-large-language-model-decoding-with-speculative"]
     lines = explain_lines(suggest(TAX, paper.title, paper.abstract), paper.topics, paper.tags)
-    assert re.match(r"topic parallelism: confidence 0\.\d\d: has it; the model agrees$", lines[0])
-    assert any(re.match(r"    \+\d\.\d\d  parallelism rule points$", line) for line in lines)
-    assert any(re.match(r"    [+-]\d\.\d\d  parallelism rule 'many devices", line) for line in lines)
+    assert re.match(r"topic serving: confidence [01]\.\d\d: has it; the model agrees$", lines[0])
+    assert any(re.match(r"    \+\d\.\d\d  serving rule points$", line) for line in lines)
+    assert any(re.match(r"    [+-]\d\.\d\d  serving rule 'speculative decoding'$", line) for line in lines)
     assert any(re.match(r"    [+-]\d\.\d\d  word '[a-z]+' \[abstract\]$", line) for line in lines)
-    assert any("[abstract: 'Pipeline parallelism', 'pipeline parallelism']" in line for line in lines)
+    assert any(re.match(r"    [+-]\d\.\d\d  \d+ more words and rules$", line) for line in lines)
+    assert any("[abstract: 'speculative sampling', 'draft model']" in line for line in lines)
 
 
 @pytest.mark.slow
