@@ -11,7 +11,7 @@ import pytest
 import yaml
 from conftest import ROOT, survey
 
-from generator.classify.quality import evaluate_devset, load_devset
+from generator.classify.model import REVIEW_HIGH, REVIEW_LOW
 from generator.classify.suggest import explain_lines, suggest
 from generator.core.progress import Progress
 from generator.corpus.store import load_corpus
@@ -51,13 +51,14 @@ def test_false_friends_do_not_fire() -> None:
 
 
 def test_explain_names_rules_and_words() -> None:
-    paper = CORPUS.papers["2bp-2-stage-backpropagation"]
+    paper = CORPUS.papers["accelerating-large-language-model-decoding-with-speculative"]
     lines = explain_lines(suggest(TAX, paper.title, paper.abstract), paper.topics, paper.tags)
-    assert re.match(r"topic parallelism: confidence 0\.\d\d: has it; the model agrees$", lines[0])
-    assert any(re.match(r"    \+\d\.\d\d  parallelism rule points$", line) for line in lines)
-    assert any(re.match(r"    [+-]\d\.\d\d  parallelism rule 'many devices", line) for line in lines)
+    assert re.match(r"topic serving: confidence [01]\.\d\d: has it; the model agrees$", lines[0])
+    assert any(re.match(r"    \+\d\.\d\d  serving rule points$", line) for line in lines)
+    assert any(re.match(r"    [+-]\d\.\d\d  serving rule 'speculative decoding'$", line) for line in lines)
     assert any(re.match(r"    [+-]\d\.\d\d  word '[a-z]+' \[abstract\]$", line) for line in lines)
-    assert any("[abstract: 'Pipeline parallelism', 'pipeline parallelism']" in line for line in lines)
+    assert any(re.match(r"    [+-]\d\.\d\d  \d+ more words and rules$", line) for line in lines)
+    assert any("[abstract: 'speculative sampling', 'draft model']" in line for line in lines)
 
 
 @pytest.mark.slow
@@ -125,27 +126,32 @@ def test_tag_vocabulary_is_consistent() -> None:
 
 
 @pytest.mark.slow
-def test_quality_on_real_papers_holds_its_floor() -> None:
-    """Held-out and cross-validated quality on hand-labelled real papers (tests/data/topic_labels.yaml).
-    The floors sit a little under the figures measured when the model was trained (held-out micro-F1
-    0.765, cross-validated 0.784): a change that loses quality fails here. --min-f1 0.99 also shows
-    the floor failing, in one line."""
+def test_quality_reports_every_figure_and_fails_below_a_floor_in_one_line() -> None:
+    """`survey quality` on the hand-labelled papers (tests/data/topic_labels.yaml): the model on
+    the held-out papers, the rules alone on them, k-fold cross-validation on the tune papers, and
+    the readers against each other and the settled topics, each with an in-scope row; the floors
+    CI holds are in .ci/run. A floor above every figure fails, in one line naming each figure."""
     from conftest import real_papers
 
-    result = survey("quality", "--min-f1", "0.99", "--texts", str(real_papers()))
+    result = survey("quality", "--min-f1", "0.99", "--min-topic-f1", "0.99", "--min-scope", "0.99",
+                    "--min-caught", "0.99", "--max-flagged", "0.01", "--texts", str(real_papers()))
     assert result.returncode == 1 and "Traceback" not in result.stderr
-    assert re.fullmatch(r"survey quality: micro-F1 below the floor of 0\.99: .*\n", result.stderr)
-    rows = re.findall(r"^  micro +\d\.\d{3} +\d\.\d{3} +(\d\.\d{3})", result.stdout, re.M)
-    micro = [float(x) for x in rows]
-    assert len(micro) == 3, result.stdout  # model held out, rules held out, cross-validation
-    assert micro[0] >= 0.74 and micro[2] >= 0.76
+    assert re.fullmatch(r"survey quality: below the quality floor: .*\n", result.stderr)
+    for figure in ("micro-F1", "parallelism F1", "in-scope precision", "in-scope recall",
+                   "of the wrong papers", "of the papers flagged"):
+        assert figure in result.stderr
+    names = re.findall(r"^(\S.*): (\d+) papers$", result.stdout, re.M)
+    assert [n for n, _ in names][:3] == ["held-out papers, never trained or tuned on",
+                                         "the same papers, topic rules alone (for comparison)",
+                                         f"5-fold cross-validation on the {names[2][1]} tune papers"]
+    assert len(names) == 6 and names[0][1] == names[1][1]
+    assert int(names[0][1]) + int(names[2][1]) == int(names[3][1])  # every labelled paper, once
+    rows = re.findall(r"^  (micro|in scope) +\d\.\d{3} +\d\.\d{3} +(\d\.\d{3})", result.stdout, re.M)
+    micro = [float(f1) for kind, f1 in rows if kind == "micro"]
+    assert len(micro) == 6
     assert micro[0] > micro[1]  # the model beats the rules alone on papers neither was tuned on
-    flagged = re.search(r"flagged for review: (\d+) of (\d+) papers .*they hold (\d+) of the (\d+)",
-                        result.stdout)
-    assert flagged
-    share = int(flagged[1]) / int(flagged[2])
-    caught = int(flagged[3]) / int(flagged[4])
-    assert share <= 0.25 and caught >= 0.45
+    assert min(micro[3:]) > max(micro[:3])  # readers agree with each other more than the model does
+    assert len(re.findall(r"flagged for review: \d+ of \d+ papers", result.stdout)) == 3
 
 
 @pytest.mark.slow
@@ -179,23 +185,18 @@ def test_review_lists_unsure_papers_that_are_not_curated(tmp_path: Path) -> None
     flagged = re.findall(r"^review: papers/(\S+)\.yaml: (\w+) (0\.\d\d)", result.stdout, re.M)
     assert flagged and len(flagged) < len(CORPUS.papers) // 3
     for _slug, _topic, confidence in flagged:
-        assert 0.2 <= float(confidence) <= 0.8  # shown rounded
+        assert REVIEW_LOW <= float(confidence) <= REVIEW_HIGH  # shown rounded
     papers = len({f[0] for f in flagged})
     assert re.search(rf"^survey check --review: {papers} paper\(s\)", result.stdout, re.M)
     curated = survey("check", "--review")
     assert "review: papers/" not in curated.stdout  # every committed paper's topics are reviewed
 
 
-def test_the_model_fits_the_seed_papers_it_was_trained_on() -> None:
-    devset = load_devset(ROOT / "tests" / "data" / "topic_devset.yaml")
-    assert len(devset["dev"]) >= 100
-    results = {r.name: r for r in evaluate_devset(CORPUS, devset)}
-    assert results["dev"].micro.f1 >= 0.90 and results["heldout"].micro.f1 >= 0.90
-
-
-def test_devset_labels_match_the_curated_corpus() -> None:
-    devset = load_devset(ROOT / "tests" / "data" / "topic_devset.yaml")
-    labels = {**devset["dev"], **devset["heldout"]}
+def test_seed_labels_are_the_published_topics() -> None:
+    """Every seed paper is labelled in tests/data/topic_labels.yaml under the version-2 boundaries,
+    and the corpus publishes exactly the settled topics, marked curated."""
+    rows = yaml.safe_load((ROOT / "tests" / "data" / "topic_labels.yaml").read_text())["papers"]
+    labels = {r["slug"]: r["topics"] for r in rows if "slug" in r}
     assert set(labels) == set(CORPUS.papers)
     for slug, topics in labels.items():
         assert CORPUS.papers[slug].topics == topics

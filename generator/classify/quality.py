@@ -1,11 +1,15 @@
-"""Measuring the topic rules against papers labelled by hand: precision, recall, micro-F1.
+"""Measuring the topic suggestions against papers labelled by hand (tests/data/topic_labels.yaml).
 
-The labelled set is a YAML mapping `split -> {slug: [topics]}`; the `dev` split is what the
-rules were tuned on, `heldout` was not looked at while tuning. Texts come from the corpus.
+Each labelled paper has the settled topics, the two readers' readings where they differed, and a
+split: `tune` is what `survey train` fits and what tuning may look at, `heldout` is never used for
+either. `survey quality` reports the model on the held-out papers, k-fold cross-validation on the
+tune papers, the readers against each other and against the settled labels, the "has any topic"
+(scope) precision and recall that an import's scope gate relies on, and the review flags.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -13,7 +17,6 @@ from ..core.errors import CorpusError
 from ..core.yamlio import load_yaml, read_text
 from ..corpus.store import Corpus
 from ..corpus.taxonomy import Taxonomy
-from .suggest import suggest
 
 
 @dataclass
@@ -35,113 +38,78 @@ class Counts:
         return 2 * self.tp / (2 * self.tp + self.fp + self.fn) if self.tp else 0.0
 
 
-@dataclass
-class SplitResult:
-    name: str
-    papers: int
-    per_topic: dict[str, Counts]
-    errors: list[tuple[str, list[str], list[str]]] = field(default_factory=list)  # slug, gold, got
-
-    @property
-    def micro(self) -> Counts:
-        total = Counts()
-        for c in self.per_topic.values():
-            total.tp += c.tp
-            total.fp += c.fp
-            total.fn += c.fn
-        return total
-
-
-Devset = dict[str, dict[str, list[str]]]
-
-
-def load_devset(path: Path) -> Devset:
-    shown = str(path)
-    data = load_yaml(read_text(path, shown), shown)
-    if not isinstance(data, dict):
-        raise CorpusError(shown, "expected a mapping of split name to {slug: [topics]}")
-    out: Devset = {}
-    for split, items in data.items():
-        if not isinstance(items, dict):
-            raise CorpusError(shown, "expected a mapping of slug to topics", entry=str(split))
-        for slug, topics in items.items():
-            if not isinstance(topics, list):
-                raise CorpusError(shown, "expected a list of topics", entry=str(slug), field=str(split))
-        out[str(split)] = {str(k): [str(t) for t in v] for k, v in items.items()}
-    return out
-
-
-def evaluate_devset(corpus: Corpus, devset: Devset) -> list[SplitResult]:
-    results = []
-    topic_ids = corpus.taxonomy.topic_ids
-    for split in sorted(devset, key=lambda s: (s != "dev", s)):
-        per_topic = {t: Counts() for t in topic_ids}
-        result = SplitResult(split, len(devset[split]), per_topic)
-        for slug, gold in sorted(devset[split].items()):
-            paper = corpus.papers.get(slug)
-            if paper is None:
-                raise CorpusError(f"devset {split}", "not a paper of the corpus", entry=slug)
-            got = suggest(corpus.taxonomy, paper.title, paper.abstract).topic_ids
-            for t in topic_ids:
-                if t in got and t in gold:
-                    per_topic[t].tp += 1
-                elif t in got:
-                    per_topic[t].fp += 1
-                elif t in gold:
-                    per_topic[t].fn += 1
-            if sorted(got) != sorted(gold):
-                result.errors.append((slug, gold, got))
-        results.append(result)
-    return results
-
-
-# Labelled real papers (tests/data/topic_labels.yaml), cross-validation and the held-out split.
+# Labelled papers (tests/data/topic_labels.yaml): the settled topics, the readers, the split.
 
 
 @dataclass(frozen=True)
 class Doc:
-    key: str  # a seed slug or an arXiv id
+    key: str  # an arXiv id, or a seed paper's slug
     title: str
     abstract: str
-    gold: tuple[str, ...]
-    split: str  # "seed", "tune" or "heldout"
+    gold: tuple[str, ...]  # the settled topics
+    split: str  # "tune" or "heldout"
+    readers: tuple[tuple[str, ...], tuple[str, ...]]  # each reader's topics (both = gold where they agreed)
 
 
-def load_labelled(corpus: Corpus, devset_path: Path, labels_path: Path, texts_path: Path) -> list[Doc]:
-    """The seed papers of the devset (all of them: the rules were tuned on them) and the labelled
-    real papers, whose texts come from the daily-papers file."""
+def load_labelled(corpus: Corpus, labels_path: Path, texts_path: Path) -> list[Doc]:
+    """The labelled papers with their texts: real papers (`id`) from the daily-papers file, seed
+    papers (`slug`) from the corpus."""
     import gzip
     import json
 
-    docs = [Doc(slug, corpus.papers[slug].title, corpus.papers[slug].abstract, tuple(topics), "seed")
-            for split in sorted(load_devset(devset_path).values(), key=len)
-            for slug, topics in sorted(split.items()) if slug in corpus.papers]
     shown = str(labels_path)
     data = load_yaml(read_text(labels_path, shown), shown)
     if not isinstance(data, dict) or not isinstance(data.get("papers"), list):
         raise CorpusError(shown, "expected a mapping with 'papers': a list of labelled papers")
-    try:
-        opener = gzip.open if texts_path.suffix == ".gz" else open
-        with opener(texts_path, "rt", encoding="utf-8") as fh:
-            items = json.load(fh)
-    except (OSError, ValueError) as exc:
-        raise CorpusError(str(texts_path), f"cannot read the daily-papers texts: {exc}") from None
-    texts = {}
-    for item in items:
-        paper = item.get("paper", item) if isinstance(item, dict) else {}
-        if isinstance(paper, dict) and "id" in paper:
-            texts[str(paper["id"])] = (" ".join(str(paper.get("title", "")).split()),
-                                       " ".join(str(paper.get("summary", "")).split()))
+    texts: dict[str, tuple[str, str]] = {}
+    if any(isinstance(row, dict) and "id" in row for row in data["papers"]):
+        try:
+            opener = gzip.open if texts_path.suffix == ".gz" else open
+            with opener(texts_path, "rt", encoding="utf-8") as fh:
+                items = json.load(fh)
+        except (OSError, ValueError) as exc:
+            raise CorpusError(str(texts_path), f"cannot read the daily-papers texts: {exc}") from None
+        for item in items:
+            paper = item.get("paper", item) if isinstance(item, dict) else {}
+            if isinstance(paper, dict) and "id" in paper:
+                texts[str(paper["id"])] = (" ".join(str(paper.get("title", "")).split()),
+                                           " ".join(str(paper.get("summary", "")).split()))
+    known = set(corpus.taxonomy.topic_ids)
+    docs = []
     for i, row in enumerate(data["papers"]):
+        entry = f"papers[{i}]"
         if not isinstance(row, dict) or row.get("split") not in ("tune", "heldout"):
-            raise CorpusError(shown, "needs an id, topics and a split (tune or heldout)",
-                              entry=f"papers[{i}]")
-        key = str(row.get("id"))
-        if key not in texts:
-            raise CorpusError(shown, f"not in {texts_path.name}", entry=key, field="id")
-        title, abstract = texts[key]
-        docs.append(Doc(key, title, abstract, tuple(str(t) for t in row.get("topics") or []), row["split"]))
+            raise CorpusError(shown, "needs an id or slug, topics and a split (tune or heldout)", entry=entry)
+        if "slug" in row:
+            key = str(row["slug"])
+            if key not in corpus.papers:
+                raise CorpusError(shown, "not a paper of the corpus", entry=key, field="slug")
+            title, abstract = corpus.papers[key].title, corpus.papers[key].abstract
+        else:
+            key = str(row.get("id"))
+            if key not in texts:
+                raise CorpusError(shown, f"not in {texts_path.name}", entry=key, field="id")
+            title, abstract = texts[key]
+        gold = _topics(row.get("topics"), known, shown, key, "topics")
+        readings = row.get("readers")
+        if readings is None:
+            readers = (gold, gold)
+        elif isinstance(readings, list) and len(readings) == 2:
+            readers = (_topics(readings[0], known, shown, key, "readers"),
+                       _topics(readings[1], known, shown, key, "readers"))
+        else:
+            raise CorpusError(shown, "expected the two readers' lists of topics", entry=key, field="readers")
+        docs.append(Doc(key, title, abstract, gold, row["split"], readers))
     return docs
+
+
+def _topics(value: object, known: set[str], shown: str, key: str, name: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(t, str) and t in known for t in value):
+        raise CorpusError(shown, f"expected a list of topic ids ({', '.join(sorted(known))})",
+                          entry=key, field=name)
+    return tuple(value)
 
 
 @dataclass
@@ -149,6 +117,7 @@ class Report:
     name: str
     papers: int
     per_topic: dict[str, Counts]
+    scope: Counts = field(default_factory=Counts)  # "has any topic", as the import's scope gate decides
     flagged: int = 0  # papers with an uncertain topic
     wrong: int = 0  # papers whose suggested topics differ from the labels
     wrong_flagged: int = 0
@@ -161,20 +130,46 @@ class Report:
             total.tp, total.fp, total.fn = total.tp + c.tp, total.fp + c.fp, total.fn + c.fn
         return total
 
+    @property
+    def flagged_share(self) -> float:
+        return self.flagged / self.papers if self.papers else 0.0
 
-def _score(report: Report, doc: Doc, got: list[str], uncertain: bool) -> None:
-    gold = doc.gold
+    @property
+    def caught_share(self) -> float:
+        """The share of the papers with a wrong topic that the review flags point at."""
+        return self.wrong_flagged / self.wrong if self.wrong else 1.0
+
+
+def _score(report: Report, gold: Sequence[str], got: Sequence[str], uncertain: bool = False,
+           doc: Doc | None = None) -> None:
     for t, c in report.per_topic.items():
         c.tp += t in got and t in gold
         c.fp += t in got and t not in gold
         c.fn += t not in got and t in gold
+    report.scope.tp += bool(got) and bool(gold)
+    report.scope.fp += bool(got) and not gold
+    report.scope.fn += not got and bool(gold)
     wrong = sorted(got) != sorted(gold)
-    if wrong:
-        report.errors.append((doc, got))
+    if wrong and doc is not None:
+        report.errors.append((doc, list(got)))
     report.papers += 1
     report.flagged += uncertain
     report.wrong += wrong
     report.wrong_flagged += wrong and uncertain
+
+
+def readers_agreement(taxonomy: Taxonomy, docs: list[Doc]) -> list[Report]:
+    """The first reader against the second, and each reader against the settled topics."""
+    pairs = (("reader 1 against reader 2", lambda d: d.readers[1], lambda d: d.readers[0]),
+             ("reader 1 against the settled topics", lambda d: d.gold, lambda d: d.readers[0]),
+             ("reader 2 against the settled topics", lambda d: d.gold, lambda d: d.readers[1]))
+    reports = []
+    for name, gold, got in pairs:
+        report = Report(f"{name}, all {len(docs)} papers", 0, {t: Counts() for t in taxonomy.topic_ids})
+        for d in docs:
+            _score(report, gold(d), got(d))
+        reports.append(report)
+    return reports
 
 
 def cross_validate(taxonomy: Taxonomy, docs: list[Doc], folds: int = 5) -> Report:
@@ -193,7 +188,7 @@ def cross_validate(taxonomy: Taxonomy, docs: list[Doc], folds: int = 5) -> Repor
             if fold_of[d.key] == k:
                 verdicts = predict(taxonomy, weights, features(taxonomy, d.title, d.abstract))
                 chosen = [v.id for v in verdicts if v.chosen]
-                _score(report, d, chosen, any(v.uncertain for v in verdicts))
+                _score(report, d.gold, chosen, any(v.uncertain for v in verdicts), d)
     return report
 
 
@@ -204,22 +199,52 @@ def evaluate_docs(taxonomy: Taxonomy, docs: list[Doc], name: str) -> Report:
     report = Report(name, 0, {t: Counts() for t in taxonomy.topic_ids})
     briefs = suggest_all(taxonomy, [(d.title, d.abstract) for d in docs])
     for d, b in zip(docs, briefs, strict=True):
-        _score(report, d, list(b.topic_ids), bool(b.uncertain))
+        _score(report, d.gold, list(b.topic_ids), bool(b.uncertain), d)
     return report
 
 
-def format_reports(reports: list[Report]) -> str:
+def format_reports(reports: list[Report], review: bool = True) -> str:
     lines = []
     for r in reports:
         lines.append(f"{r.name}: {r.papers} papers")
-        lines.append(f"  {'topic':<14}{'precision':>10}{'recall':>8}{'F1':>7}{'tp':>5}{'fp':>4}{'fn':>4}")
-        for topic, c in [*r.per_topic.items(), ("micro", r.micro)]:
+        lines.append(f"  {'topic':<14}{'precision':>10}{'recall':>8}{'F1':>7}{'tp':>6}{'fp':>5}{'fn':>5}")
+        for topic, c in [*r.per_topic.items(), ("micro", r.micro), ("in scope", r.scope)]:
             lines.append(f"  {topic:<14}{c.precision:>10.3f}{c.recall:>8.3f}{c.f1:>7.3f}"
-                         f"{c.tp:>5}{c.fp:>4}{c.fn:>4}")
-        if r.flagged or r.wrong:
-            share = r.flagged / r.papers if r.papers else 0.0
-            caught = r.wrong_flagged / r.wrong if r.wrong else 1.0
-            lines.append(f"  flagged for review: {r.flagged} of {r.papers} papers ({share:.1%}); "
+                         f"{c.tp:>6}{c.fp:>5}{c.fn:>5}")
+        if review:
+            lines.append(f"  flagged for review: {r.flagged} of {r.papers} papers ({r.flagged_share:.1%}); "
                          f"they hold {r.wrong_flagged} of the {r.wrong} papers with a wrong topic "
-                         f"({caught:.1%})")
+                         f"({r.caught_share:.1%})")
     return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class Floors:
+    """What `survey quality` fails below (CI sets them a little under today's figures)."""
+
+    micro: float | None = None  # micro-F1, held out and cross-validated
+    topic: float | None = None  # every topic's F1, held out and cross-validated
+    scope: float | None = None  # "in scope" precision and recall, held out
+    caught: float | None = None  # share of the wrong papers that the flags hold, held out
+    flagged: float | None = None  # at most this share of papers flagged, held out
+
+
+def below_floors(floors: Floors, heldout: Report, cv: Report) -> list[str]:
+    low = []
+    for r in (heldout, cv):
+        if floors.micro is not None and r.micro.f1 < floors.micro:
+            low.append(f"{r.name}: micro-F1 {r.micro.f1:.3f} < {floors.micro}")
+        if floors.topic is not None:
+            low += [f"{r.name}: {t} F1 {c.f1:.3f} < {floors.topic}"
+                    for t, c in r.per_topic.items() if c.f1 < floors.topic]
+    if floors.scope is not None:
+        low += [f"{heldout.name}: in-scope {what} {v:.3f} < {floors.scope}"
+                for what, v in (("precision", heldout.scope.precision), ("recall", heldout.scope.recall))
+                if v < floors.scope]
+    if floors.caught is not None and heldout.caught_share < floors.caught:
+        low.append(f"{heldout.name}: the flags hold {heldout.caught_share:.1%} of the wrong papers "
+                   f"< {floors.caught:.0%}")
+    if floors.flagged is not None and heldout.flagged_share > floors.flagged:
+        low.append(f"{heldout.name}: {heldout.flagged_share:.1%} of the papers flagged "
+                   f"> {floors.flagged:.0%}")
+    return low

@@ -109,6 +109,13 @@ def _rule_lines(kind: str, v: Verdict, held: bool) -> list[str]:
     return lines
 
 
+def review_line(file: str, topics: list[str], uncertain: tuple[tuple[str, float], ...]) -> str:
+    """How import, add and `survey check --review` show a paper whose topics a person should read."""
+    said = ", ".join(f"{topic} {confidence:.2f} ({'has it' if topic in topics else 'not given'})"
+                     for topic, confidence in uncertain)
+    return f"review: {file}: {said}"
+
+
 @dataclass(frozen=True)
 class Brief:
     """What an import keeps of a suggestion: small enough to send back from a worker process."""
@@ -116,10 +123,13 @@ class Brief:
     topic_ids: tuple[str, ...]
     tag_ids: tuple[str, ...]
     uncertain: tuple[tuple[str, float], ...]  # (topic, confidence)
+    best: tuple[str, float] | None  # the most likely topic and its confidence (or rule points)
 
 
 def brief(s: Suggestion) -> Brief:
-    return Brief(tuple(s.topic_ids), tuple(s.tag_ids), tuple((v.id, v.confidence) for v in s.uncertain))
+    best = max(((v.id, v.confidence if isinstance(v, TopicVerdict) else float(v.score)) for v in s.topics),
+               key=lambda b: b[1], default=None)
+    return Brief(tuple(s.topic_ids), tuple(s.tag_ids), tuple((v.id, v.confidence) for v in s.uncertain), best)
 
 
 _WORKER_TAXONOMY: Taxonomy | None = None

@@ -38,6 +38,14 @@ def build_parser() -> argparse.ArgumentParser:
                                       "daily-papers JSON or arXiv Atom")
     p.add_argument("paths", nargs="+", metavar="PATH")
     p.add_argument("--name", help="the listing's name (one listing at a time)")
+    p.add_argument("--on-topic", action="store_true",
+                   help="from feeds (daily-papers JSON, arXiv Atom), add only the papers that get a topic; "
+                        "list the rest in a report (--left-out). Curated listings import whole")
+    p.add_argument("--take", action="append", default=[], metavar="ID",
+                   help="an entry (arXiv id) to add although it got no topic, also from a feed "
+                        "imported before (repeatable)")
+    p.add_argument("--left-out", metavar="FILE",
+                   help="where --on-topic lists the papers it left out (default: left-out-FEED.csv)")
     p.add_argument("--dry-run", action="store_true", help="report what would change, write nothing")
     _corpus_arg(p)
 
@@ -66,6 +74,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--folds", type=int, default=5, metavar="K")
     p.add_argument("--min-f1", type=float, metavar="F",
                    help="exit 1 when the held-out or cross-validated micro-F1 is below F")
+    p.add_argument("--min-topic-f1", type=float, metavar="F",
+                   help="exit 1 when a topic's held-out or cross-validated F1 is below F")
+    p.add_argument("--min-scope", type=float, metavar="F",
+                   help="exit 1 when the held-out in-scope precision or recall is below F")
+    p.add_argument("--min-caught", type=float, metavar="F",
+                   help="exit 1 when the review flags hold less than this share of the held-out errors")
+    p.add_argument("--max-flagged", type=float, metavar="F",
+                   help="exit 1 when more than this share of the held-out papers is flagged for review")
     p.add_argument("--errors", action="store_true", help="list every held-out paper the model gets wrong")
     _corpus_arg(p)
 
@@ -151,13 +167,24 @@ def cmd_import(args: argparse.Namespace) -> int:
     from ..sources.importer import Importer
 
     corpus = load_corpus(args.corpus)
-    importer = Importer(corpus, today())
+    importer = Importer(corpus, today(), on_topic=args.on_topic, take=frozenset(args.take))
     sources = importer.read_all([Path(p) for p in args.paths], Progress("reading"))
     report = importer.run(sources, name=args.name, progress=Progress("importing"),
                           classifying=Progress("classifying the papers added"))
     if not args.dry_run:
         importer.write()
     print(report.summary())
+    if report.left_out:
+        from ..sources.scope import report_csv, report_path
+
+        path = Path(args.left_out) if args.left_out else report_path(args.paths)
+        if not args.dry_run:
+            try:
+                path.write_text(report_csv(report.left_out), encoding="utf-8")
+            except OSError as exc:
+                raise SurveyError(f"{path}: cannot write the report of papers left out: "
+                                  f"{exc.strerror}") from None
+        print(f"papers left out, each with its best topic and the command that takes it in: {path}")
     return 0
 
 
@@ -186,7 +213,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def _review(corpus) -> None:  # type: ignore[no-untyped-def]
     from ..classify.model import REVIEW_HIGH, REVIEW_LOW
-    from ..classify.suggest import suggest_all
+    from ..classify.suggest import review_line, suggest_all
 
     flagged = 0
     papers = [p for p in corpus.sorted_papers() if "topics" not in p.curated]
@@ -194,10 +221,7 @@ def _review(corpus) -> None:  # type: ignore[no-untyped-def]
     for paper, brief in zip(papers, briefs, strict=True):
         if brief.uncertain:
             flagged += 1
-            said = ", ".join(
-                f"{topic} {confidence:.2f} ({'has it' if topic in paper.topics else 'not given'})"
-                for topic, confidence in brief.uncertain)
-            print(f"review: {paper.file}: {said}")
+            print(review_line(paper.file, paper.topics, brief.uncertain))
     print(f"survey check --review: {flagged} paper(s) with a topic of confidence between "
           f"{REVIEW_LOW} and {REVIEW_HIGH} to read; curated topics are not listed")
 
@@ -266,26 +290,35 @@ def cmd_classify(args: argparse.Namespace) -> int:
 def cmd_quality(args: argparse.Namespace) -> int:
     import dataclasses
 
-    from ..classify.quality import cross_validate, evaluate_docs, format_reports
+    from ..classify.quality import (
+        Floors,
+        below_floors,
+        cross_validate,
+        evaluate_docs,
+        format_reports,
+        readers_agreement,
+    )
 
     corpus, docs = _labelled(args)
     heldout = [d for d in docs if d.split == "heldout"]
     pool = [d for d in docs if d.split != "heldout"]
     if not corpus.taxonomy.weights():
         raise SurveyError(f"no topic model in {args.corpus}: run survey train first")
-    model = evaluate_docs(corpus.taxonomy, heldout, "held-out real papers, never trained or tuned on")
+    model = evaluate_docs(corpus.taxonomy, heldout, "held-out papers, never trained or tuned on")
     rules = evaluate_docs(dataclasses.replace(corpus.taxonomy, model_path=None, _weights={}), heldout,
                           "the same papers, topic rules alone (for comparison)")
     cv = cross_validate(corpus.taxonomy, pool, args.folds)
-    cv.name = f"{args.folds}-fold cross-validation on the {len(pool)} papers trained on"
+    cv.name = f"{args.folds}-fold cross-validation on the {len(pool)} tune papers"
     print(format_reports([model, rules, cv]))
+    print(format_reports(readers_agreement(corpus.taxonomy, docs), review=False))
     if args.errors:
         for d, got in model.errors:
             print(f"    {d.key}: labelled {list(d.gold) or '[]'}, model says {got or '[]'}: {d.title}")
-    if args.min_f1 is not None:
-        low = [f"{r.name}: {r.micro.f1:.3f}" for r in (model, cv) if r.micro.f1 < args.min_f1]
-        if low:
-            raise SurveyError(f"micro-F1 below the floor of {args.min_f1}: {'; '.join(low)}")
+    floors = Floors(micro=args.min_f1, topic=args.min_topic_f1, scope=args.min_scope,
+                    caught=args.min_caught, flagged=args.max_flagged)
+    low = below_floors(floors, model, cv)
+    if low:
+        raise SurveyError("below the quality floor: " + "; ".join(low))
     return 0
 
 
@@ -293,12 +326,10 @@ DEFAULT_TEXTS = "../shared/real/hf-daily-papers-2024-05-to-2026-08.json.gz"
 
 
 def _labelled_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--devset", default="tests/data/topic_devset.yaml", metavar="FILE",
-                   help="hand-labelled seed papers")
     p.add_argument("--labels", default="tests/data/topic_labels.yaml", metavar="FILE",
-                   help="hand-labelled real papers")
+                   help="hand-labelled papers")
     p.add_argument("--texts", default=DEFAULT_TEXTS, metavar="FILE",
-                   help="the daily-papers JSON the labelled papers' texts come from")
+                   help="the daily-papers JSON the labelled real papers' texts come from")
 
 
 def _labelled(args: argparse.Namespace):  # type: ignore[no-untyped-def]
@@ -306,7 +337,7 @@ def _labelled(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     from ..corpus.store import load_corpus
 
     corpus = load_corpus(args.corpus)
-    return corpus, load_labelled(corpus, Path(args.devset), Path(args.labels), Path(args.texts))
+    return corpus, load_labelled(corpus, Path(args.labels), Path(args.texts))
 
 
 def cmd_train(args: argparse.Namespace) -> int:
@@ -320,8 +351,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     weights = train(corpus.taxonomy, [(d.title, d.abstract) for d in pool], [d.gold for d in pool])
     header = (
         "# The topic model: a bias and weights a topic (generator/classify/model.py says how they are\n"
-        f"# used). Written by `survey train` from {len(pool)} hand-labelled papers ({args.devset} and the\n"
-        f"# tune split of {args.labels}). A curator may edit a weight or delete a line;\n"
+        f"# used). Written by `survey train` from the {len(pool)} papers of the tune split of\n"
+        f"# {args.labels}. A curator may edit a weight or delete a line;\n"
         "# `survey explain SLUG` shows which weights decided a paper, `survey quality` what an edit costs.\n"
     )
     data = {"topics": {t: {"bias": w.bias, "weights": w.weights} for t, w in weights.items()}}

@@ -14,7 +14,7 @@ from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..classify.suggest import Suggestion, suggest, suggest_all
+from ..classify.suggest import Suggestion, review_line, suggest, suggest_all
 from ..core.errors import SurveyError
 from ..core.text import match_key, slugify
 from ..corpus.model import Entry, Listing, Paper
@@ -23,6 +23,7 @@ from ..corpus.taxonomy import Taxonomy
 from ..corpus.writes import write_files
 from .dedupe import Index
 from .readers import FORMATS, RawEntry, Source, read_source
+from .scope import GATED_FORMATS, LeftOut
 
 
 @dataclass
@@ -34,7 +35,8 @@ class Report:
     listings: list[str] = field(default_factory=list)
     already: list[str] = field(default_factory=list)  # sources imported before, skipped whole
     written: list[str] = field(default_factory=list)
-    uncertain: list[str] = field(default_factory=list)  # added papers whose topics need a person
+    uncertain: list[str] = field(default_factory=list)  # review lines: added papers a person should read
+    left_out: list[LeftOut] = field(default_factory=list)  # feed papers with no topic (--on-topic)
 
     def summary(self) -> str:
         lines = [
@@ -44,9 +46,13 @@ class Report:
         lines += [f"listing recorded: {s}" for s in self.listings]
         lines += [f"already imported, unchanged: {s}" for s in self.already]
         lines += [f"review: {line}" for line in self.review]
+        if self.left_out:
+            lines.append(f"left out, no topic (--on-topic): {len(self.left_out)} papers of the feeds")
         if self.uncertain:
+            lines += self.uncertain
             lines.append(f"topics to review: {len(self.uncertain)} of the {len(self.added)} papers added "
-                         f"have a topic the model is unsure of; `survey check --review` lists them")
+                         f"have a topic the model is unsure of (listed above; `survey check --review` "
+                         f"lists them again)")
         lines.append(f"files written: {len(self.written)}")
         return "\n".join(lines)
 
@@ -68,9 +74,16 @@ def _unclassified(raw: RawEntry, taken: Container[str], today: str) -> Paper:
 
 
 class Importer:
-    def __init__(self, corpus: Corpus, today: str) -> None:
+    def __init__(self, corpus: Corpus, today: str, on_topic: bool = False, take: Container[str] = ()) -> None:
+        """on_topic: add a feed's new papers only if they get a topic (sources/scope.py); take: the
+        entries (arXiv ids) that pass that gate anyway, also from a feed imported before."""
         self.corpus = corpus
         self.today = today
+        self.on_topic = on_topic
+        self.take = take
+        self._gated: dict[str, tuple[str, str]] = {}  # slug -> (entry key, feed path) of a gated new paper
+        self._best: dict[str, tuple[str, float] | None] = {}
+        self._review: dict[str, str] = {}  # slug -> review line, in the order the papers were added
         self.papers = dict(corpus.papers)  # a paper is deep-copied here before it changes
         self.changed: dict[str, Paper] = {}
         self.new_listings: dict[str, Listing] = {}
@@ -101,7 +114,11 @@ class Importer:
         for source in sources:
             self.report.read += len(source.entries)
             if source.is_listing and source.sha256 in known:
-                self.report.already.append(f"{source.path} (listing {known[source.sha256]})")
+                taken = [raw for raw in source.entries if _key(raw) in self.take]
+                if taken:  # entries taken in from a feed imported before: add them to its listing
+                    self._extend(known[source.sha256], [self._place(raw, source) for raw in taken])
+                else:
+                    self.report.already.append(f"{source.path} (listing {known[source.sha256]})")
                 done += len(source.entries)
                 continue
             entries = []
@@ -114,7 +131,36 @@ class Importer:
                 listing = self._listing(source, entries, name)
                 known[source.sha256] = listing.slug
         self._classify(classifying)
+        if self.on_topic:
+            self._gate()
         return self.report
+
+    def _gate(self) -> None:
+        """Leave out the feeds' new papers that got no topic, and their entries in new listings."""
+        dropped = set()
+        for slug, (key, path) in sorted(self._gated.items()):
+            paper = self.papers[slug]
+            if paper.topics or key in self.take:
+                continue
+            dropped.add(slug)
+            best = self._best.get(slug) or ("", 0.0)
+            self.report.left_out.append(LeftOut(key, paper.title, best[0], best[1], path))
+            del self.papers[slug], self.changed[slug]
+        if not dropped:
+            return
+        self.report.added = [s for s in self.report.added if s not in dropped]
+        self.report.uncertain = [line for slug, line in self._review.items() if slug not in dropped]
+        for slug, listing in list(self.new_listings.items()):
+            listing.entries = [e for e in listing.entries if e.paper not in dropped]
+            if not listing.entries:  # nothing of this feed is on topic: no listing of it either
+                del self.new_listings[slug]
+        self.report.listings = [f"{li.slug} ({len(li.entries)} entries)" for li in self.new_listings.values()]
+
+    def _extend(self, slug: str, entries: list[Entry]) -> None:
+        listing = self.new_listings.get(slug) or copy.deepcopy(self.corpus.listings[slug])
+        listing.entries = [*listing.entries, *(e for e in entries if e not in listing.entries)]
+        self.new_listings[slug] = listing
+        self.report.listings.append(f"{slug} ({len(entries)} entries taken in)")
 
     def _classify(self, progress: Callable[[int, int], None] | None) -> None:
         """Topics and tags for the added papers, all at once: on every core for thousands."""
@@ -126,8 +172,10 @@ class Importer:
         briefs = suggest_all(self.corpus.taxonomy, [(p.title, p.abstract) for p in added])
         for paper, brief in zip(added, briefs, strict=True):
             paper.topics, paper.tags = list(brief.topic_ids), list(brief.tag_ids)
+            self._best[paper.slug] = brief.best
             if brief.uncertain:
-                self.report.uncertain.append(paper.slug)
+                self._review[paper.slug] = review_line(paper.file, paper.topics, brief.uncertain)
+        self.report.uncertain = list(self._review.values())
         if progress:
             progress(len(added), len(added))
 
@@ -146,6 +194,8 @@ class Importer:
     def _place(self, raw: RawEntry, source: Source) -> Entry:
         label = f"{source.path} entry {raw.label}"
         found = self.index.match(raw.title, raw.abstract, raw.arxiv)
+        if found and source.format not in GATED_FORMATS:
+            self._gated.pop(found.slug, None)  # a curated listing wants it: never left out
         if found:
             paper = self.papers[found.slug]
             updates = self._merge_updates(paper, raw)
@@ -169,6 +219,8 @@ class Importer:
         self.changed[paper.slug] = paper
         self.index.add(paper)
         self.report.added.append(paper.slug)
+        if source.format in GATED_FORMATS:
+            self._gated[paper.slug] = (_key(raw), source.path)
         return self._entry(paper.slug, raw)
 
     def _merge_updates(self, paper: Paper, raw: RawEntry) -> dict[str, object]:
@@ -203,3 +255,8 @@ class Importer:
         self.new_listings[listing.slug] = listing
         self.report.listings.append(f"{listing.slug} ({len(entries)} entries)")
         return listing
+
+
+def _key(raw: RawEntry) -> str:
+    """How the scope report and --take name an entry: its arXiv id, else its label."""
+    return raw.arxiv or raw.label

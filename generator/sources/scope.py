@@ -1,0 +1,51 @@
+"""The scope gate of `survey import --on-topic`: a general feed adds only the papers the topic
+model gives at least one topic; the rest stay out of the corpus and are listed in a report.
+
+A daily feed is mostly not about ML systems (of the 9,109 real papers of ../shared/real, about
+600 get a topic), so importing it whole would bury the survey's topics under thousands of
+"Other" papers. Only feeds are gated: a curated listing (a Hugging Face listing page or its text)
+and a BibTeX file are a person's choice and import whole, and a paper already in the corpus is
+always merged. Nothing is lost silently: each paper left out is a row of the report, with its
+best topic and confidence and the one command that takes it in (`--take ID`).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+
+GATED_FORMATS = frozenset({"hf-json", "arxiv-atom"})  # feeds; listings and bibliographies import whole
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    key: str  # the arXiv id, or the entry's label when it has none
+    title: str
+    best_topic: str
+    confidence: float
+    source: str  # the file it was read from
+
+
+def report_path(sources: list[str]) -> Path:
+    """The default report: left-out-STEM.csv in the current folder, named after the first feed."""
+    stem = Path(sources[0]).name.split(".")[0] if sources else "import"
+    return Path(f"left-out-{stem}.csv")
+
+
+def _cell(text: str) -> str:
+    """A spreadsheet reads a cell starting with = + - @ (or a tab or CR) as a formula: quote it."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+def report_csv(left_out: list[LeftOut]) -> str:
+    """Most likely first, so the near misses a curator may want are at the top."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["id", "title", "best topic", "confidence", "take it in with"])
+    for item in sorted(left_out, key=lambda i: (-i.confidence, i.key)):
+        writer.writerow([_cell(item.key), _cell(item.title), item.best_topic, f"{item.confidence:.2f}",
+                         f"survey import {shlex.quote(item.source)} --take {shlex.quote(item.key)}"])
+    return out.getvalue()

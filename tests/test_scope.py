@@ -1,0 +1,93 @@
+"""The scope gate of `survey import --on-topic` on real data: a slice of the real daily feed
+(../shared/real) imported on top of the seed corpus."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import ROOT, SEEDS, real_papers, snapshot, survey
+
+pytestmark = pytest.mark.slow
+
+SLICE = 1500  # real papers: about 5% of a daily feed gets a topic, so this gives dozens of each
+
+
+@pytest.fixture(scope="module")
+def gated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path, str]:
+    """The seed corpus after `survey import --on-topic` of the first SLICE real papers."""
+    tmp = tmp_path_factory.mktemp("gate")
+    corpus = tmp / "corpus"
+    shutil.copytree(ROOT / "corpus", corpus)
+    with gzip.open(real_papers(), "rt", encoding="utf-8") as fh:
+        items = json.load(fh)[:SLICE]
+    feed = tmp / "feed.json"
+    feed.write_text(json.dumps(items), encoding="utf-8")
+    report = tmp / "left.csv"
+    result = survey("import", str(feed), "--on-topic", "--left-out", str(report), "--corpus", str(corpus))
+    assert result.returncode == 0, result.stderr
+    return corpus, feed, report, result.stdout
+
+
+def _papers(corpus: Path) -> dict[str, dict]:
+    return {p.stem: yaml.safe_load(p.read_text(encoding="utf-8")) for p in (corpus / "papers").glob("*.yaml")}
+
+
+def test_only_papers_with_a_topic_are_added_and_the_rest_are_reported(gated) -> None:
+    corpus, feed, report, out = gated
+    before = _papers(ROOT / "corpus")
+    after = _papers(corpus)
+    added = {slug: p for slug, p in after.items() if slug not in before}
+    assert added and all(p["topics"] for p in added.values())
+    rows = list(csv.DictReader(report.open(encoding="utf-8")))
+    items = json.loads(feed.read_text(encoding="utf-8"))
+    ids = {str(i["paper"]["id"]) for i in items}
+    kept = {p.get("arxiv") for p in after.values()}
+    # every paper of the slice is in the corpus (added or merged) or in the report: none lost silently
+    assert ids <= kept | {r["id"] for r in rows}
+    assert len(rows) + len(added) <= len(ids)
+    assert f"left out, no topic (--on-topic): {len(rows)} papers" in out
+    confidences = [float(r["confidence"]) for r in rows]
+    assert confidences == sorted(confidences, reverse=True) and all(c < 0.5 for c in confidences)
+    assert {r["best topic"] for r in rows} <= {"parallelism", "quantization", "serving", "kernels"}
+    assert all(r["take it in with"] == f"survey import {feed} --take {r['id']}" for r in rows)
+    # the feed's listing names only the papers that were kept
+    listing = next(yaml.safe_load(p.read_text()) for p in (corpus / "listings").glob("*.yaml")
+                   if not (ROOT / "corpus" / "listings" / p.name).exists())
+    assert {e["paper"] for e in listing["entries"]} <= set(after)
+    assert survey("check", "--corpus", str(corpus)).returncode == 0
+
+
+def test_a_left_out_paper_is_taken_in_with_the_command_the_report_gives(gated, tmp_path: Path) -> None:
+    corpus, _, report, _ = gated
+    copy = tmp_path / "corpus"
+    shutil.copytree(corpus, copy)
+    row = next(csv.DictReader(report.open(encoding="utf-8")))
+    args = row["take it in with"].split()[1:]
+    result = survey(*args, "--corpus", str(copy))
+    assert result.returncode == 0, result.stderr
+    assert "papers added: 1;" in result.stdout and "1 entries taken in" in result.stdout
+    new = [p for slug, p in _papers(copy).items() if slug not in _papers(corpus)]
+    assert [p["arxiv"] for p in new] == [row["id"]]
+    assert survey("check", "--corpus", str(copy)).returncode == 0
+    again = snapshot(copy)
+    assert survey(*args, "--corpus", str(copy)).returncode == 0
+    assert snapshot(copy) == again  # taken already: nothing changes
+
+
+def test_a_curated_listing_imports_whole_under_the_gate(tmp_path: Path) -> None:
+    from conftest import new_corpus
+
+    corpus = new_corpus(tmp_path)
+    result = survey("import", str(SEEDS[0]), "--on-topic", "--corpus", str(corpus))
+    assert result.returncode == 0, result.stderr
+    listing = yaml.safe_load(next((corpus / "listings").glob("*.yaml")).read_text())
+    papers = _papers(corpus)
+    assert len(listing["entries"]) > 50 and {e["paper"] for e in listing["entries"]} == set(papers)
+    assert any(not p["topics"] for p in papers.values())  # off-topic papers of the listing kept
+    assert "left out" not in result.stdout
