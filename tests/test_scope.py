@@ -53,7 +53,7 @@ def test_only_papers_with_a_topic_are_added_and_the_rest_are_reported(gated) -> 
     assert len(rows) + len(added) <= len(ids)
     assert f"left out, no topic (--on-topic): {len(rows)} papers" in out
     confidences = [float(r["confidence"]) for r in rows]
-    assert confidences == sorted(confidences, reverse=True) and all(c < 0.5 for c in confidences)
+    assert confidences == sorted(confidences, reverse=True) and all(c <= 0.5 for c in confidences)  # rounded
     assert {r["best topic"] for r in rows} <= {"parallelism", "quantization", "serving", "kernels"}
     assert all(r["take it in with"] == f"survey import {feed} --take {r['id']}" for r in rows)
     # the feed's listing names only the papers that were kept
