@@ -22,7 +22,8 @@ into a temporary folder and measures:
     python benchmarks/bench.py --quick          # 1000 papers, one build of each: a smoke test
     python benchmarks/bench.py --sizes 313 10000 --runs 1 --real --only serve   # serve edits only
 
-See docs/benchmark.md for the targets and the last measured table.
+See docs/benchmark.md for the targets and the latest figures, benchmarks/results/history.md for
+the earlier runs.
 """
 
 from __future__ import annotations
