@@ -17,7 +17,7 @@
 To add a measurement, add a module. One that runs on the built sites (timings in a browser)
 is a function `(Built, args) -> dict` listed in `measure.SITE_MEASUREMENTS`; one that measures
 another corpus (the real one) writes it into a folder's `corpus/` and calls
-`measure.measure_corpus`, from `cli.measure_all`. No module imports one that imports it
-(tests/test_layout.py), so `measure` sits below both `cli` and `real`. Options go in `cli.parse_args`, columns in
-`report.COLUMNS`, and docs/benchmark.md says what each column means.
+`measure.measure_corpus`, from `cli.measure_all`. Options go in `cli.parse_args`, columns in
+`report.COLUMNS`, and docs/benchmark.md says what each column means. No module imports one
+that imports it (tests/test_layout.py): `measure` sits below both `cli` and `real`.
 """
