@@ -1,14 +1,14 @@
 """Take the README's screenshots of a paper page, on a desktop (1280x800) and on a phone (390x844).
 
-    python tests/screenshots.py [--out docs/assets/screenshots] [--page papers/SLUG/]
+    python tests/screenshots.py [--out docs/assets/screenshots] [--page papers/SLUG/] [--site DIR]
 
-Builds the site from this working tree's corpus in a temp dir with `mkdocs build --strict`,
-serves it and drives Debian's Chromium exactly as tests/test_browser.py does, and writes
-paper-desktop.png and paper-phone.png (the visible viewport, light palette). Before each shot
-it checks that the page is the paper's page, with the paper's title, and shows a repository
-link and an edit button only if mkdocs.yml configures them (out of the box it does not).
-Run it again whenever the look of a paper page changes; tests/test_screenshots.py runs it on
-the test site.
+Builds the site from this working tree's corpus in a temp dir with `mkdocs build --strict`
+(or takes the site already built in DIR), serves it and drives Debian's Chromium exactly as
+tests/test_browser.py does, and writes paper-desktop.png and paper-phone.png (the visible
+viewport, light palette). Before each shot it checks that the page is the paper's page, with
+the paper's title, and shows a repository link and an edit button only if mkdocs.yml
+configures them (out of the box it does not). Run it again whenever the look of a paper page
+changes; tests/test_screenshots.py runs it on the test site.
 """
 
 from __future__ import annotations
@@ -66,12 +66,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "assets" / "screenshots")
     parser.add_argument("--page", default=f"papers/{ZERO}/", help="a paper page's path below the site's base")
+    parser.add_argument("--site", type=Path,
+                        help="a site already built from this checkout, instead of a new build")
     args = parser.parse_args(argv)
     if chromium_path() is None:
         print("Chromium not found (apt-get install chromium, or set $CHROMIUM)", file=sys.stderr)
         return 1
     with tempfile.TemporaryDirectory() as tmp:
-        for path in take(mkdocs_build(make_project(Path(tmp))), args.out, args.page):
+        site = args.site or mkdocs_build(make_project(Path(tmp)))
+        for path in take(site, args.out, args.page):
             print(path)
     return 0
 
