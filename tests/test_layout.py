@@ -74,3 +74,115 @@ def test_the_docs_show_every_folder():
     text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
     for layer in LAYERS:
         assert f"`generator/{layer}/`" in text, layer
+
+
+# --- module size and import circles, generator/ and benchmarks/ --------------------------------
+
+MAX_LINES = 400
+# Where the module names start: generator/site/render.py is generator.site.render; the benchmark
+# scripts put benchmarks/ on sys.path, so benchmarks/survey_bench/cli.py is survey_bench.cli and
+# benchmarks/bench.py is bench.
+SOURCES = {PACKAGE: ROOT, ROOT / "benchmarks": ROOT / "benchmarks"}
+
+
+def modules(sources: dict[Path, Path]) -> dict[str, Path]:
+    """Every Python module under each folder, by its dotted import name."""
+    found = {}
+    for folder, base in sources.items():
+        for path in sorted(folder.rglob("*.py")):
+            parts = path.relative_to(base).with_suffix("").parts
+            if ".venv" in parts or "__pycache__" in parts:
+                continue
+            found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return found
+
+
+def import_graph(known: dict[str, Path]) -> dict[str, set[str]]:
+    """Which of the known modules each one imports, wherever the import statement stands: at the
+    top, inside a function (run on first call) or under `if TYPE_CHECKING:`. `from a import b`
+    counts as importing a.b when that is a module, else a."""
+    graph: dict[str, set[str]] = {}
+    for name, path in known.items():
+        package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+        edges = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = package[: len(package) - node.level + 1] if node.level else []
+                source = ".".join([*base, *([node.module] if node.module else [])])
+                targets = [f"{source}.{alias.name}" if f"{source}.{alias.name}" in known else source
+                           for alias in node.names]
+            else:
+                continue
+            edges.update(t for t in targets if t in known and t != name)
+        graph[name] = edges
+    return graph
+
+
+def import_circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """One circle through each group of modules that import each other (Tarjan's strongly
+    connected components with more than one module), as a path back to its start."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    groups: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    circles = []
+    for group in sorted(groups):
+        members, path = set(group), [group[0]]
+        while path.count(path[-1]) < 2:  # walk inside the group until a module comes round again
+            path.append(min(w for w in graph[path[-1]] if w in members))
+        circles.append(path[path.index(path[-1]):])
+    return circles
+
+
+def test_no_module_is_over_400_lines():
+    """A module a maintainer can read through: split one that grows past this by what it does."""
+    long = {str(path.relative_to(ROOT)): lines for path in modules(SOURCES).values()
+            if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
+    assert long == {}
+
+
+def test_no_import_circle():
+    """No module imports, directly or through others, a module that imports it: what two
+    modules both need goes into a module below them."""
+    assert [" -> ".join(c) for c in import_circles(import_graph(modules(SOURCES)))] == []
+
+
+def test_the_checker_sees_a_circle_through_a_function(tmp_path):
+    bench = tmp_path / "benchmarks"
+    (bench / "pkg").mkdir(parents=True)
+    (bench / "pkg" / "__init__.py").write_text("")
+    (bench / "pkg" / "cli.py").write_text("from .real import run\nfrom . import util\n")
+    (bench / "pkg" / "real.py").write_text("import os\n\ndef run():\n    from .cli import main\n")
+    (bench / "pkg" / "util.py").write_text("from pkg import cli\n")
+    (bench / "tool.py").write_text("from pkg.util import x\n")
+    graph = import_graph(modules({bench: bench}))
+    assert graph == {"pkg": set(), "pkg.cli": {"pkg.real", "pkg.util"}, "pkg.real": {"pkg.cli"},
+                     "pkg.util": {"pkg.cli"}, "tool": {"pkg.util"}}
+    assert import_circles(graph) == [["pkg.cli", "pkg.real", "pkg.cli"]]
+    del graph["pkg.real"], graph["pkg.cli"]  # the other circle: cli -> util -> cli
+    assert import_circles({**graph, "pkg.cli": {"pkg.util"}}) == [["pkg.cli", "pkg.util", "pkg.cli"]]

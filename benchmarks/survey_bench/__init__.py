@@ -10,11 +10,14 @@
 - serve: one paper edited under `mkdocs serve --dirty`, the rebuild timed;
 - real: the real corpus (../shared/real/), imported into a copy of the corpus, then measured;
 - report: the table, the targets and their verdicts;
-- cli: the command line; `measure_corpus` measures one corpus, whatever wrote it.
+- measure: one corpus measured, whatever wrote it (`measure_corpus`), and a synthetic one
+  (`measure_size`);
+- cli: the command line.
 
 To add a measurement, add a module. One that runs on the built sites (timings in a browser)
-is a function `(Built, args) -> dict` listed in `cli.SITE_MEASUREMENTS`; one that measures
+is a function `(Built, args) -> dict` listed in `measure.SITE_MEASUREMENTS`; one that measures
 another corpus (the real one) writes it into a folder's `corpus/` and calls
-`cli.measure_corpus`, from `cli.measure_all`. Options go in `cli.parse_args`, columns in
-`report.COLUMNS`, and docs/benchmark.md says what each column means.
+`measure.measure_corpus`, from `cli.measure_all`. Options go in `cli.parse_args`, columns in
+`report.COLUMNS`, and docs/benchmark.md says what each column means. No module imports one
+that imports it (tests/test_layout.py): `measure` sits below both `cli` and `real`.
 """

@@ -3,7 +3,7 @@
 The repository's corpus (the seed papers) is copied into a temporary folder and the real file,
 decompressed there, is imported into it with `survey import`: its time and peak memory, then
 those of a second import of the same file (which must change no byte) and of `survey check`.
-The corpus it gives is then measured as any other (`cli.measure_corpus`).
+The corpus it gives is then measured as any other (`measure.measure_corpus`).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from .launch import Measured
+from .measure import measure_corpus
 from .progress import say
 from .snapshot import ROOT, SRC, subprocess_env
 
@@ -48,8 +49,6 @@ def tree_digest(folder: Path) -> str:
 
 
 def measure_real(args: argparse.Namespace) -> dict[str, Any]:
-    from .cli import measure_corpus
-
     source = Path(args.real)
     work = Path(tempfile.mkdtemp(prefix="survey-bench-real-", dir=args.workdir))
     try:
