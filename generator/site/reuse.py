@@ -11,19 +11,33 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
 import jinja2
 
 from ..corpus.export import Memo, exports
 from ..corpus.model import Listing, Paper
 from ..corpus.store import Corpus
+from ..corpus.taxonomy import Tag, Topic
 from .feeds import atom_feed, recent
 from .parts import Part
 
 if TYPE_CHECKING:
     from .related import RelatedIndex
-    from .render import Site
+
+
+class Site(Protocol):
+    """What reuse reads of a render.Site (a protocol, so that render may import this module and
+    not the other way round)."""
+
+    templates: Path
+    name: str
+    site_url: str
+    topics: list[Topic]
+    tags: dict[str, Tag]
+    papers: list[Paper]
+    bib_keys: dict[str, str]
 
 
 class RenderCache:

@@ -9,14 +9,29 @@ palettes and need no network or script to view.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ..corpus.model import Listing, Paper
+from ..corpus.store import Corpus
+from ..corpus.taxonomy import Tag, Topic
 from .markup import md_text as escape
 from .markup import trusted
 
-if TYPE_CHECKING:
-    from .render import Site
+
+class Site(Protocol):
+    """What the statistics read of a render.Site (a protocol, so that render may import this
+    module and not the other way round)."""
+
+    corpus: Corpus
+    topics: list[Topic]
+    papers: list[Paper]
+    listings: list[Listing]
+    by_topic: dict[str, list[Paper]]
+    by_tag: dict[str, list[Paper]]
+
+    def tags_by_count(self) -> list[Tag]: ...
+
+    def topic_name(self, topic_id: str) -> str: ...
 
 
 @dataclass(frozen=True)
