@@ -20,7 +20,7 @@ from conftest import FIXTURES, ROOT, loopback, real_papers, snapshot, survey
 
 from generator.core.text import match_key
 from generator.corpus.store import load_corpus
-from generator.sources.enrich import Record, judge
+from generator.sources.metadata import Record, judge
 
 ENRICH = FIXTURES / "enrich"
 ZERO_INF = "zero-infinity-breaking-the-gpu-memory-wall-for-extreme-scale"
