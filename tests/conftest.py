@@ -52,6 +52,20 @@ def real_papers() -> Path:
     pytest.skip(f"the real papers are not beside this checkout ({REAL_PAPERS})")
 
 
+REAL_BIB = ROOT.parent / "shared" / "bib"
+
+
+def real_bib_files() -> list[Path]:
+    """The four real BibTeX files beside this checkout (../shared/bib/), skipped or failed like
+    real_papers() where they are absent."""
+    files = sorted(REAL_BIB.glob("*.bib"))
+    if len(files) == 4:
+        return files
+    if os.environ.get("SURVEY_REAL_DATA") == "required":
+        pytest.fail(f"the four .bib files of {REAL_BIB} are missing, and SURVEY_REAL_DATA=required")
+    pytest.skip(f"the real BibTeX files are not beside this checkout ({REAL_BIB})")
+
+
 def survey(*args: str, cwd: Path | None = None, input: str | None = None,
            env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """Run the real `survey` command line in a subprocess."""

@@ -60,7 +60,8 @@ class Report:
 
 
 def file_records(path: Path, today: str) -> list[Record]:
-    """Every paper of a daily-papers JSON file (or any file `survey import` reads)."""
+    """Every paper of a daily-papers JSON file, a BibTeX bibliography or any file `survey import`
+    reads (a BibTeX entry without an abstract gives its metadata all the same)."""
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -74,7 +75,8 @@ def file_records(path: Path, today: str) -> list[Record]:
 def _from_entry(e: RawEntry, name: str, today: str) -> Record:
     return Record(source=name, fetched=today, title=e.title, abstract=e.abstract, arxiv=e.arxiv,
                   authors=list(e.authors), date=e.date, links=dict(e.links),
-                  ref=f"arXiv {e.arxiv}" if e.arxiv else f"entry {e.position}")
+                  ref=f"arXiv {e.arxiv}" if e.arxiv else f"entry {e.key}, line {e.line}" if e.key
+                  else f"entry {e.position}")
 
 
 # --- the run --------------------------------------------------------------------------------

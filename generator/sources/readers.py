@@ -1,10 +1,12 @@
-"""Reading source files into entries: HF listing text, saved HF pages, HF daily-papers JSON, arXiv Atom.
+"""Reading source files into entries: HF listing text, saved HF pages, HF daily-papers JSON, arXiv
+Atom, BibTeX (`bibtex.py`).
 
 The format is detected from the content, never trusted from the file name alone. Every reader
 returns a `Source`: what it is (a listing, or loose papers), and its entries in original order,
 with titles and abstracts whitespace-normalised (hard wraps joined) and otherwise exactly as
 written, except that the JSON and Atom readers, whose texts come from arXiv, read the LaTeX a
-typeset page would not show (`12\\%`, `\\textbf{x}`, `Pok\\'e`) as the characters it stands for.
+typeset page would not show (`12\\%`, `\\textbf{x}`, `Pok\\'e`) as the characters it stands for,
+and BibTeX, which is LaTeX source, is read as it typesets.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ FORMATS = {
     "hf-html": "Hugging Face Papers page (HTML)",
     "hf-json": "Hugging Face daily papers API (JSON)",
     "arxiv-atom": "arXiv API response (Atom)",
+    "bibtex": "BibTeX bibliography",
 }
 
 HF_BOILERPLATE = {
@@ -55,11 +58,13 @@ class RawEntry:
     authors: list[str] = field(default_factory=list)
     date: str | None = None
     links: dict[str, str] = field(default_factory=dict)
+    key: str | None = None  # a BibTeX entry's key, and the line it starts on
+    line: int | None = None
 
     @property
     def label(self) -> str:
         short = self.title if len(self.title) <= 60 else self.title[:57] + "..."
-        return f"#{self.position} {short!r}"
+        return f"{self.key} (line {self.line}) {short!r}" if self.key else f"#{self.position} {short!r}"
 
 
 @dataclass
@@ -70,6 +75,7 @@ class Source:
     entries: list[RawEntry]
     is_listing: bool
     date: str | None = None
+    notes: list[str] = field(default_factory=list)  # what was read differently from how it was written
 
     @property
     def origin(self) -> str:
@@ -103,6 +109,10 @@ def parse_source(data: bytes, shown: str) -> Source:
     if _JSON_START.match(data):
         text = _ascii_json(data, shown)
         fmt: str | None = "hf-json"
+    elif _is_bibtex(data):
+        from .bibtex import decode
+
+        text, fmt = decode(data, shown), "bibtex"
     else:
         text = _utf8(data, shown)
         fmt = detect(text)
@@ -110,14 +120,18 @@ def parse_source(data: bytes, shown: str) -> Source:
     if fmt is None:
         raise SourceError(
             shown,
-            "unknown format: expected Hugging Face Papers text or HTML, daily-papers JSON or arXiv Atom",
+            "unknown format: expected Hugging Face Papers text or HTML, daily-papers JSON, arXiv Atom "
+            "or BibTeX",
         )
-    reader = {"hf-text": _hf_text, "hf-html": _hf_html, "hf-json": _hf_json, "arxiv-atom": _atom}[fmt]
+    reader = {"hf-text": _hf_text, "hf-html": _hf_html, "hf-json": _hf_json, "arxiv-atom": _atom,
+              "bibtex": _bibtex}[fmt]
     source: Source = reader(text, shown, digest)
     if not source.entries:
         raise SourceError(shown, f"no papers found in this {FORMATS[fmt]}")
     for entry in source.entries:
-        _check_entry(entry, shown)
+        # A bibliography's entries seldom have an abstract: they still merge into the papers
+        # they are, and enrich reads their metadata (importer.py and enrich.py say how).
+        _check_entry(entry, shown, abstract=fmt != "bibtex")
     return source
 
 
@@ -145,6 +159,16 @@ def _ascii_json(data: bytes, shown: str) -> str:
     return _NON_ASCII.sub(escape, data).decode("ascii")
 
 
+def _is_bibtex(data: bytes) -> bool:
+    """BibTeX when no other format claims the text and an @-entry starts a line; read as Latin-1
+    here only to look, so that a file in another encoding is still told apart (and its bytes
+    then named by the BibTeX reader)."""
+    from .bibtex import looks_like_bibtex
+
+    head = data[:8192].decode("latin-1")
+    return detect(head) is None and looks_like_bibtex(head)
+
+
 def detect(text: str) -> str | None:
     head = text.lstrip()[:2048].lower()
     if head.startswith(("{", "[")):
@@ -159,10 +183,10 @@ def detect(text: str) -> str | None:
     return None
 
 
-def _check_entry(entry: RawEntry, path: str) -> None:
+def _check_entry(entry: RawEntry, path: str, abstract: bool = True) -> None:
     for name in ("title", "abstract"):
         value = getattr(entry, name)
-        if not value:
+        if not value and (name == "title" or abstract):
             raise SourceError(path, "is missing", entry=entry.label, field=name)
         if has_control(value):
             raise SourceError(path, "contains a control character", entry=entry.label, field=name)
@@ -343,6 +367,12 @@ def _atom(text: str, path: str, digest: str) -> Source:
             date=_iso_date(node.findtext(f"{ATOM}published")),
         ))
     return Source(path=path, format="arxiv-atom", sha256=digest, entries=entries, is_listing=False)
+
+
+def _bibtex(text: str, path: str, digest: str) -> Source:
+    from .bibtex import read_bibtex
+
+    return read_bibtex(text, path, digest)
 
 
 # --- saved Hugging Face pages ---------------------------------------------------------------
