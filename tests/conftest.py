@@ -6,11 +6,12 @@ import shutil
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Container, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data"
@@ -77,6 +78,28 @@ def survey(*args: str, cwd: Path | None = None, input: str | None = None,
 
 def snapshot(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def unfill(corpus: Path, source: str, slugs: Container[str] | None = None) -> None:
+    """The corpus as it was before `survey enrich` read the sources whose name starts with
+    `source`: every field they filled (of the papers `slugs`, or all) taken out again."""
+    for path in sorted((corpus / "papers").glob("*.yaml")):
+        if slugs is not None and path.stem not in slugs:
+            continue
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        fills = [e for e in data.get("enriched", []) if e["source"].startswith(source)]
+        for fill in fills:
+            for name in fill["fields"]:
+                if name.startswith("links."):
+                    del data["links"][name.split(".", 1)[1]]
+                else:
+                    del data[name]
+            data["enriched"].remove(fill)
+        for name in ("links", "enriched"):
+            if name in data and not data[name]:
+                del data[name]
+        if fills:
+            path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
 
 
 def new_corpus(tmp: Path) -> Path:

@@ -12,7 +12,17 @@ from pathlib import Path
 import pytest
 import yaml
 from bs4 import BeautifulSoup
-from conftest import FIXTURES, ROOT, make_project, mkdocs_build, new_corpus, real_bib_files, snapshot, survey
+from conftest import (
+    FIXTURES,
+    ROOT,
+    make_project,
+    mkdocs_build,
+    new_corpus,
+    real_bib_files,
+    snapshot,
+    survey,
+    unfill,
+)
 
 from generator.core.text import typeset_tex
 from generator.corpus.export import bib_file, bibtex, bibtex_keys
@@ -180,32 +190,11 @@ def test_bibtex_papers_build_a_strict_site(tmp_path: Path) -> None:
 # --- enrich ---------------------------------------------------------------------------------------
 
 
-def strip_bibtex_fills(corpus: Path) -> None:
-    """The committed corpus as it was before `survey enrich --from` the .bib files: every field a
-    BibTeX source filled taken out again."""
-    for path in sorted((corpus / "papers").glob("*.yaml")):
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        fills = [e for e in data.get("enriched", []) if e["source"].startswith("BibTeX bibliography ")]
-        if not fills:
-            continue
-        for fill in fills:
-            for name in fill["fields"]:
-                if name.startswith("links."):
-                    del data["links"][name.split(".", 1)[1]]
-                else:
-                    del data[name]
-            data["enriched"].remove(fill)
-        for name in ("links", "enriched"):
-            if not data.get(name, True):
-                del data[name]
-        path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
-
-
 def test_committed_corpus_is_enrich_from_the_real_bib_files(tmp_path: Path) -> None:
     files = real_bib_files()
     corpus = tmp_path / "corpus"
     shutil.copytree(ROOT / "corpus", corpus)
-    strip_bibtex_fills(corpus)
+    unfill(corpus, "BibTeX bibliography ")
     committed = load_corpus(ROOT / "corpus").papers
     days = {e.fetched for p in committed.values() for e in p.enriched if e.source.startswith("BibTeX")}
     assert len(days) == 1
