@@ -47,7 +47,8 @@ class Report:
             f"papers: {len(self.merged)}; possible duplicates to review: {len(self.review)}",
         ]
         if self.no_abstract:
-            lines.append(f"not imported: {len(self.no_abstract)} entries without an abstract, which "
+            n = len(self.no_abstract)
+            lines.append(f"not imported: {n} {'entry' if n == 1 else 'entries'} without an abstract, which "
                          f"`survey check` requires of a paper; give the entry an `abstract` field, or "
                          f"`survey add --arxiv ID` where it has one")
         lines += [f"listing recorded: {s}" for s in self.listings]
