@@ -95,6 +95,7 @@ class _Parser(LowLevelParser):  # type: ignore[misc]
         super().__init__(text, macros=dict(month_names), filename=shown)
         self._chars = {self.LBRACE: "{", self.RBRACE: "}", self.QUOTE: '"', self.AT: "@"}
         self._finders: dict[tuple[Any, ...], re.Pattern[str]] = {}
+        self._counted = (0, 1)  # an offset, and the line it is on
 
     def skip_to(self, patterns: list[Any]) -> Token | None:
         if not all(p in self._chars for p in patterns):
@@ -125,7 +126,13 @@ class _Parser(LowLevelParser):  # type: ignore[misc]
             raise
 
     def line_of(self, offset: int) -> int:
-        return self.text.count("\n", 0, offset) + 1
+        """The line an offset is on, counted on from the last offset asked about (entries come
+        in order): counting from the start for each entry would be quadratic in the file."""
+        if offset < self._counted[0]:
+            self._counted = (0, 1)
+        at, line = self._counted
+        self._counted = (offset, line + self.text.count("\n", at, offset))
+        return self._counted[1]
 
 
 def read_bibtex(text: str, shown: str, digest: str) -> Source:
