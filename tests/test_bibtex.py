@@ -305,6 +305,8 @@ BAD_BIBS = {
                    ":7: entry cafe: byte 0xE9 is not UTF-8; save the file as UTF-8"),
     "control.bib": (ENTRY + "@misc{ctl, title = {Bell \x07 here}, abstract = {A}}\n",
                     ":6: entry ctl: field 'title': contains a control character"),
+    "authorctl.bib": (ENTRY + "@misc{ctl, title = {T}, author = {Doe, J\x1bane}}\n",
+                      r":6: entry ctl: field 'author': 'Doe, J\x1bane' contains a control character"),
     "commas.bib": (ENTRY + "@misc{names, title = {T}, author = {A, B, C, D}}\n",
                    ":6: entry names: field 'author': 'A, B, C, D': Too many commas"),
 }

@@ -234,6 +234,9 @@ def _authors(value: str, shown: str, line: int, key: str) -> list[str]:
         parts = [*person.first_names, *person.middle_names, *person.prelast_names, *person.last_names,
                  *person.lineage_names]
         shown_name = typeset_tex(" ".join(parts))
+        if has_control(shown_name):
+            raise SourceError(shown, f"{name!r} contains a control character", line=line, entry=key,
+                              field="author")
         if shown_name:
             out.append(shown_name)
     return out
