@@ -298,7 +298,7 @@ BAD_BIBS = {
                     ":7: entry good: the key is also used by another entry at line 1"),
     "bigtitle.bib": (ENTRY + "@misc{huge, title = {" + "x" * 5_000_000 + "}}\n",
                      ":6: entry huge: field 'title': is 5,000,000 characters long; a paper's title is "
-                     "read up to 1,000"),
+                     "read up to 2,000"),
     "macro.bib": (ENTRY + "@misc{m, title = {T}, publisher = undefined, author = nobody}\n",
                   ":6: entry m: field 'author': 'nobody' is not a defined @string macro"),
     "latin1.bib": (ENTRY.encode() + "@misc{cafe,\n  title = {Caf\xe9},\n  year = 2020\n}\n".encode("latin-1"),

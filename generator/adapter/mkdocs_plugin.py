@@ -31,7 +31,7 @@ from ..core.progress import Progress
 from ..corpus.check import check_corpus
 from ..corpus.store import NO_CACHE, CorpusCache
 from ..corpus.taxonomy import Taxonomy
-from ..site.markup import compact_html, dedent_file, dedent_html, number_lists
+from ..site.markup import compact_html, dedent_file, dedent_html, html_attr, number_lists
 from ..site.render import NavItem, Site, page_order, template_error
 from ..site.search import LIST_FOLDERS, PART, BackgroundIndex, build_index
 from ..site.sitemaps import split_sitemap
@@ -379,11 +379,13 @@ def _plugin(config: MkDocsConfig, name: str) -> Any:
 
 
 def _nav(generated: list[NavItem], configured: Any) -> list[Any]:
-    """The generated navigation, followed by the pages mkdocs.yml lists under `nav`."""
+    """The generated navigation, followed by the pages mkdocs.yml lists under `nav`. Its titles
+    (listing and topic names) are escaped: the theme puts a title into every page as HTML."""
     def convert(item: NavItem) -> Any:
+        title = html_attr(item.title)
         if item.path is None:
-            return {item.title: [convert(c) for c in item.children]}
-        return {item.title: item.path}
+            return {title: [convert(c) for c in item.children]}
+        return {title: item.path}
 
     extra = list(configured or [])
     return [convert(i) for i in generated if i.path is not None or i.children] + extra

@@ -7,10 +7,11 @@ from the topic rules otherwise; tags always come from their rules.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from ..corpus.taxonomy import Taxonomy
 from .model import REVIEW_HIGH, REVIEW_LOW, TopicVerdict, describe, features, predict
-from .rules import Scan, Verdict, evaluate
+from .rules import BUDGET, Scan, SlowRule, Verdict, evaluate, time_guard
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,14 @@ class Suggestion:
 
 def suggest(taxonomy: Taxonomy, title: str, abstract: str) -> Suggestion:
     weights = taxonomy.weights()
+    try:
+        with time_guard():
+            return _suggest(taxonomy, weights, title, abstract)
+    except SlowRule as slow:  # a rule of the taxonomy backtracks without end: name it
+        raise taxonomy.slow_rule(slow.rule, title, BUDGET) from None
+
+
+def _suggest(taxonomy: Taxonomy, weights: Any, title: str, abstract: str) -> Suggestion:
     scan = Scan(title, abstract)
     tags = tuple(Verdict(t.id, t.name, t.threshold, evaluate(t.rules, title, abstract, scan))
                  for t in taxonomy.tags)

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import copy
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -111,7 +113,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     handler: Callable[[argparse.Namespace], int] = COMMANDS[args.command]
     try:
-        return handler(args)
+        with _writing(args):
+            return handler(args)
     except SurveyError as exc:
         print(f"survey {args.command}: {exc}", file=sys.stderr)
         return 1
@@ -120,6 +123,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 1
+
+
+# The commands that write the corpus, and when (not for a dry run): each holds the corpus's
+# writer lock from before it reads the corpus until it has written, so that no other writer's
+# change is lost in between. `train` writes only its model and locks only for that write.
+WRITES: dict[str, Callable[[argparse.Namespace], bool]] = {
+    "import": lambda a: not a.dry_run, "add": lambda a: not a.dry_run,
+    "enrich": lambda a: not a.dry_run, "classify": lambda a: bool(a.write),
+}
+
+
+@contextlib.contextmanager
+def _writing(args: argparse.Namespace) -> Iterator[None]:
+    from ..corpus.journal import writing
+
+    if not WRITES.get(args.command, lambda a: False)(args):
+        yield
+        return
+    with writing(Path(args.corpus)) as notes:
+        for note in notes:
+            print(f"survey {args.command}: {note}", file=sys.stderr)
+        yield
 
 
 def cmd_import(args: argparse.Namespace) -> int:
@@ -139,8 +164,15 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     from ..corpus.check import check_corpus
+    from ..corpus.journal import tidy
 
+    for note in tidy(Path(args.corpus)):
+        print(f"survey check: {note}")
     corpus, problems = check_corpus(Path(args.corpus))
+    for hidden in corpus.ignored:
+        why = (": the leftover of a write an older survey interrupted; delete it"
+               if os.path.basename(hidden).startswith(".tmp-") else "")
+        print(f"survey check: {hidden}: a hidden file, not read{why}")
     for problem in problems:
         print(problem, file=sys.stderr)
     if problems:
@@ -207,7 +239,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 def cmd_classify(args: argparse.Namespace) -> int:
     from ..classify.suggest import suggest
-    from ..corpus.store import load_corpus, paper_text, write_files
+    from ..corpus.store import load_corpus, paper_text
+    from ..corpus.writes import write_files
 
     corpus = load_corpus(args.corpus)
     changes = []
@@ -221,11 +254,12 @@ def cmd_classify(args: argparse.Namespace) -> int:
                 if not marker:
                     new[name] = ids
         if new and args.write:
+            paper = copy.deepcopy(paper)  # the corpus stays as read: the write is checked against it
             for name, ids in new.items():
                 setattr(paper, name, ids)
             changes.append((paper.file, paper_text(paper)))
     if args.write:
-        written = write_files(corpus.root, changes)
+        written = write_files(corpus, changes)
         print(f"survey classify: {len(written)} file(s) updated")
     return 0
 
@@ -279,8 +313,8 @@ def _labelled(args: argparse.Namespace):  # type: ignore[no-untyped-def]
 def cmd_train(args: argparse.Namespace) -> int:
     from ..classify.model import train
     from ..core.yamlio import dump_yaml
-    from ..corpus.store import write_files
     from ..corpus.taxonomy import MODEL_FILE
+    from ..corpus.writes import write_files
 
     corpus, docs = _labelled(args)
     pool = [d for d in docs if d.split != "heldout"]
@@ -292,7 +326,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         "# `survey explain SLUG` shows which weights decided a paper, `survey quality` what an edit costs.\n"
     )
     data = {"topics": {t: {"bias": w.bias, "weights": w.weights} for t, w in weights.items()}}
-    written = write_files(corpus.root, [(MODEL_FILE, header + dump_yaml(data))])
+    written = write_files(corpus, [(MODEL_FILE, header + dump_yaml(data))])
     print(f"survey train: {len(pool)} papers, "
           + ", ".join(f"{t} {len(w.weights)} weights" for t, w in weights.items())
           + f"; {'wrote' if written else 'unchanged'} {corpus.root / MODEL_FILE}")
@@ -334,9 +368,12 @@ def cmd_enrich(args: argparse.Namespace) -> int:
         todo = [p for p in papers if enricher.still_lacking(p.slug)]
         enricher.from_web(todo, args.limit, Progress("asking"))
     enricher.finish(papers)
-    if not args.dry_run:
+    unreachable = enricher.nothing_reachable()
+    if not args.dry_run and not unreachable:
         enricher.write()
     print(enricher.report.summary())
+    if unreachable:
+        raise SurveyError(unreachable)
     if args.report:
         Path(args.report).write_text(enricher.report.markdown(), encoding="utf-8")
     return 0

@@ -51,6 +51,35 @@ def _corpus_error(cls: type[CorpusError], path: str, message: str, entry: str | 
     return cls(path, message, entry=entry, field=field, line=line, column=column)
 
 
+class CorpusProblems(CorpusError):
+    """Every problem found in one file. Raised, it reads as the first (one line, with a count of
+    the others); `survey check` lists them all, so one run shows what to fix."""
+
+    def __init__(self, problems: list[CorpusError]) -> None:
+        first = problems[0]
+        more = len(problems) - 1
+        message = first.message + (f" (and {more} more problem{'s' if more > 1 else ''} in this file)"
+                                   if more else "")
+        super().__init__(first.path, message, entry=first.entry, field=first.field, line=first.line,
+                         column=first.column)
+        self.problems = problems
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (CorpusProblems, (self.problems,))
+
+
+def raise_problems(problems: list[CorpusError]) -> None:
+    """Raise what was found: nothing, the one problem, or all of them."""
+    if len(problems) == 1:
+        raise problems[0]
+    if problems:
+        raise CorpusProblems(problems)
+
+
+def each_problem(exc: CorpusError) -> list[CorpusError]:
+    return list(exc.problems) if isinstance(exc, CorpusProblems) else [exc]
+
+
 class SourceError(CorpusError):
     """A source file that cannot be imported (unknown format, bad entry, bad encoding)."""
 

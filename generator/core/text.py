@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import reprlib
 import unicodedata
 from collections.abc import Container
 
@@ -11,8 +12,20 @@ _NON_WORD = re.compile(r"[\W_]+")
 _SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 # C0/C1 controls other than whitespace never belong in a title or an abstract.
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+# A lone surrogate is no character: no UTF-8 file can hold one, so the YAML writer would fail
+# on it. JSON escapes (`"\ud800"`) and undecodable command-line bytes make them.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_BAD = re.compile(f"{_CONTROL.pattern}|{_SURROGATE.pattern}")
+# Markup where a name is text: the start of an HTML tag, comment or declaration (`<` then a
+# letter, `/`, `!` or `?`). Any other `<`, `&` or quote is text, shown as written.
+_MARKUP = re.compile(r"<[A-Za-z/!?]")
 
 SLUG_MAX = 64
+
+_SHORT = reprlib.Repr()
+_SHORT.maxstring = _SHORT.maxother = 80
+_SHORT.maxlist = _SHORT.maxdict = 4
+_SHORT.maxlevel = 2
 
 
 def squash(text: str) -> str:
@@ -22,6 +35,27 @@ def squash(text: str) -> str:
 
 def has_control(text: str) -> bool:
     return bool(_CONTROL.search(text))
+
+
+def bad_character(text: str) -> str | None:
+    """Why a text cannot be kept, naming the character, or None when it can."""
+    found = _BAD.search(text)  # one scan for both kinds: every text field of every file
+    if found is None:
+        return None
+    if _SURROGATE.match(found.group()):
+        return (f"contains a lone surrogate (U+{ord(found.group()):04X}), which is no character: "
+                f"the source's text is damaged")
+    return f"contains a control character (U+{ord(found.group()):04X})"
+
+
+def has_markup(text: str) -> bool:
+    return bool(_MARKUP.search(text))
+
+
+def shorten(value: object) -> str:
+    """A value as an error message quotes it: its repr, cut short (a list of a million items
+    or a text of megabytes is never written out whole)."""
+    return _SHORT.repr(value)
 
 
 def match_key(text: str) -> str:

@@ -7,14 +7,16 @@ from pathlib import Path
 
 from ..core.errors import CorpusError
 from ..core.text import match_key
-from .store import NO_CACHE, Corpus, CorpusCache, load_corpus, shown_path
+from .store import NO_CACHE, Corpus, CorpusCache, load_corpus, record_files, shown_path
 
 
 def check_corpus(root: Path, cache: CorpusCache = NO_CACHE,
                  processes: int = 1) -> tuple[Corpus, list[CorpusError]]:
     problems: list[CorpusError] = []
     corpus = load_corpus(root, collect=problems, cache=cache, processes=processes)
-    problems += vocabulary_problems(corpus)
+    taxonomy = shown_path(Path(root) / "taxonomy.yaml")
+    if not any(p.path == taxonomy for p in problems):  # else every topic and tag would be unknown
+        problems += vocabulary_problems(corpus)
     problems += duplicate_problems(corpus)
     problems += listing_problems(corpus)
     return corpus, problems
@@ -78,7 +80,7 @@ def duplicate_problems(corpus: Corpus) -> list[CorpusError]:
 
 def listing_problems(corpus: Corpus) -> list[CorpusError]:
     # A paper whose file exists but failed to load is reported once, for its own file.
-    present = {p.stem for p in (corpus.root / "papers").glob("*.y*ml")}
+    present = {p.stem for p in record_files(corpus.root / "papers")[0]}
     out = []
     for listing in corpus.sorted_listings():
         path = _file(corpus, listing.file)

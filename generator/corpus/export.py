@@ -90,17 +90,28 @@ def _csv_head() -> str:
     return buf.getvalue()
 
 
+# A spreadsheet reads a cell that starts with = + - @ (or a tab or a carriage return) as a
+# formula: `=HYPERLINK(...)` in a title would become a link, `=cmd|...` a command. Such a cell
+# is written with a ' before it, as OWASP advises, and so is a cell that starts with ' itself:
+# a program reading the CSV removes one leading ' from a cell that has one and has the text.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "'")
+
+
+def _csv_cell(text: str) -> str:
+    return "'" + text if text.startswith(_FORMULA_START) else text
+
+
 def _csv_line(rec: dict[str, Any]) -> str:
     buf = io.StringIO()
     links = rec.get("links", {})
-    csv.writer(buf, lineterminator="\n").writerow([
+    csv.writer(buf, lineterminator="\n").writerow([_csv_cell(cell) for cell in (
         rec["slug"], rec["url"], rec["title"], rec["abstract"],
         SEP.join(rec["topics"]), SEP.join(rec["tags"]),
         SEP.join(f"{li['slug']}#{li['position']}" for li in rec["listings"]),
         SEP.join(rec["alternate_titles"]), rec.get("arxiv", ""),
         SEP.join(rec.get("authors", [])), rec.get("date", ""), rec.get("added", ""),
         *(links.get(k, "") for k in LINK_KINDS),
-    ])
+    )])
     return buf.getvalue()
 
 

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from datetime import date as _date
 from typing import Any
 
-from ..core.errors import CorpusError
-from ..core.text import has_control, is_slug, squash
+from ..core.errors import CorpusError, raise_problems
+from ..core.text import bad_character, has_markup, is_slug, shorten, squash
 
 LINK_KINDS = ("paper", "pdf", "code", "project")
 CURATABLE = ("title", "abstract", "arxiv", "authors", "date", "topics", "tags", "links")
@@ -29,61 +29,108 @@ PAPER_FIELDS = (
 )
 LISTING_FIELDS = ("slug", "name", "date", "description", "source", "origin", "sha256", "entries")
 
+# Upper bounds, in characters (or items), that every record is held to wherever it comes from:
+# a corpus file, an import, `survey add`, `survey enrich`. Each leaves a wide margin over the
+# largest in the real data (the 9,109 papers of /work/shared/real imported, and the seeds):
+MAX_TITLE = 1_000  # a title, alternate title or listing entry's title: real max 175
+MAX_ABSTRACT = 10_000  # real max 1,923 (arXiv's limit is 1,920, plus LaTeX read as typeset)
+MAX_AUTHORS = 5_000  # authors of one paper: real max 664 ("Humanity's Last Exam")
+MAX_NAME = 300  # an author's, listing's, topic's or tag's name: real max 55, 61, 12 and 26
+MAX_URL = 2_000  # a link or a listing's origin: real max 247
+MAX_TEXT = 1_000  # any other text field (ids, dates, sources): real max 64
+MAX_DESCRIPTION = 2_000  # a listing's, topic's or tag's description: real max 416
+MAX_ITEMS = 100  # alternate titles or enriched records of one paper: real max 1 and 0
+MAX_ENTRIES = 200_000  # entries of one listing: real max 9,109
+
 
 def _err(path: str, entry: str | None, name: str, message: str) -> CorpusError:
     return CorpusError(path, message, entry=entry, field=name)
 
 
 class _Fields:
-    """Typed access to one record's raw mapping; every failure names file, entry and field."""
+    """Typed access to one record's raw mapping. Each problem is noted (naming file, entry and
+    field) and checking goes on, so that one run reports every problem of a file; `done` raises
+    them. Only a record that is not a mapping at all stops at once."""
 
     def __init__(self, data: Any, path: str, entry: str | None, allowed: tuple[str, ...],
-                 prefix: str = "") -> None:
+                 prefix: str = "", problems: list[CorpusError] | None = None) -> None:
         if not isinstance(data, dict):
             raise CorpusError(path, f"expected a mapping of fields, found {_kind(data)}", entry=entry,
                               field=prefix.rstrip(".") or None)
-        unknown = sorted(str(k) for k in data if k not in allowed)
-        if unknown:
-            raise _err(path, entry, prefix + unknown[0], f"unknown field; known fields: {', '.join(allowed)}")
         self.data, self.path, self.entry, self.prefix = data, path, entry, prefix
+        self.problems: list[CorpusError] = [] if problems is None else problems
+        for unknown in sorted(str(k) for k in data if k not in allowed):
+            self.problem(unknown, f"unknown field; known fields: {', '.join(allowed)}")
 
-    def error(self, name: str, message: str) -> CorpusError:
-        return _err(self.path, self.entry, self.prefix + name, message)
+    def problem(self, name: str, message: str) -> None:
+        self.problems.append(_err(self.path, self.entry, self.prefix + name, message))
 
-    def text(self, name: str, *, required: bool = False, single_line: bool = True) -> str | None:
+    def done(self) -> None:
+        raise_problems(self.problems)
+
+    def text(self, name: str, *, required: bool = False, single_line: bool = True,
+             limit: int = MAX_TEXT, plain: bool = False) -> str | None:
+        """The field's text, or None when it is absent or has a problem (noted)."""
         value = self.data.get(name)
         if value is None:
             if required:
-                raise self.error(name, "is required")
+                self.problem(name, "is required")
             return None
         if isinstance(value, _date):
             value = value.isoformat()
         if not isinstance(value, str):
-            raise self.error(name, f"must be text, found {_kind(value)} {value!r} (quote it)")
-        if has_control(value):
-            raise self.error(name, "contains a control character")
-        if single_line and value != squash(value):
-            raise self.error(name, "must be one line without leading, trailing or repeated spaces")
-        if required and not value:
-            raise self.error(name, "must not be empty")
+            self.problem(name, f"must be text, found {_kind(value)} {shorten(value)} (quote it)")
+            return None
+        problem = _text_problem(value, limit, plain)
+        if problem is None and single_line and value != squash(value):
+            problem = "must be one line without leading, trailing or repeated spaces"
+        if problem is None and required and not value:
+            problem = "must not be empty"
+        if problem is not None:
+            self.problem(name, problem)
+            return None
         return value
 
-    def text_list(self, name: str, *, unique: bool = True) -> list[str]:
+    def text_list(self, name: str, *, unique: bool = True, limit: int = MAX_TEXT,
+                  items: int = MAX_ITEMS) -> list[str]:
+        """The field's list of texts, without the items that have a problem (each noted)."""
         value = self.data.get(name)
         if value is None:
             return []
         if not isinstance(value, list):
-            raise self.error(name, f"must be a list, found {_kind(value)}")
+            self.problem(name, f"must be a list, found {_kind(value)}")
+            return []
+        if len(value) > items:
+            self.problem(name, f"has {len(value):,} items; at most {items:,} are allowed")
+            return []
         out: list[str] = []
+        seen: set[str] = set()
         for i, item in enumerate(value):
             if not isinstance(item, str) or not item.strip():
-                raise self.error(f"{name}[{i}]", f"must be non-empty text, found {item!r}")
-            if has_control(item) or item != squash(item):
-                raise self.error(f"{name}[{i}]", "must be one line without extra spaces")
-            if unique and item in out:
-                raise self.error(f"{name}[{i}]", f"{item!r} is listed twice")
+                self.problem(f"{name}[{i}]", f"must be non-empty text, found {shorten(item)}")
+                continue
+            problem = _text_problem(item, limit, False)
+            if problem is None and item != squash(item):
+                problem = "must be one line without extra spaces"
+            if problem is None and unique and item in seen:
+                problem = f"{shorten(item)} is listed twice"
+            if problem is not None:
+                self.problem(f"{name}[{i}]", problem)
+                continue
+            seen.add(item)
             out.append(item)
         return out
+
+
+def _text_problem(value: str, limit: int, plain: bool) -> str | None:
+    if len(value) > limit:
+        return f"is {len(value):,} characters long; at most {limit:,} are allowed"
+    bad = bad_character(value)
+    if bad:
+        return bad
+    if plain and has_markup(value):
+        return "contains markup (an HTML tag, comment or declaration); write it as plain text"
+    return None
 
 
 def _kind(value: Any) -> str:
@@ -150,60 +197,41 @@ class Paper:
     def from_dict(cls, data: Any, path: str) -> Paper:
         f = _Fields(data, path, None, PAPER_FIELDS)
         slug = f.text("slug", required=True)
-        assert slug is not None
-        if not is_slug(slug):
-            raise f.error("slug", f"{slug!r} is not a slug (lower-case letters, digits, single hyphens)")
-        f.entry = slug
-        title = f.text("title", required=True)
-        abstract = f.text("abstract", required=True)
-        assert title is not None and abstract is not None
+        if slug is not None and not is_slug(slug):
+            f.problem("slug", f"{shorten(slug)} is not a slug (lower-case letters, digits, single hyphens)")
+        elif slug is not None:
+            f.entry = slug
+        title = f.text("title", required=True, limit=MAX_TITLE)
+        abstract = f.text("abstract", required=True, limit=MAX_ABSTRACT)
         arxiv = f.text("arxiv")
         if arxiv is not None and not ARXIV_RE.match(arxiv):
-            raise f.error("arxiv", f"{arxiv!r} is not an arXiv id without version, like '2104.07857'")
+            f.problem("arxiv", f"{shorten(arxiv)} is not an arXiv id without version, like '2104.07857'")
         date = f.text("date")
         if date is not None and not DATE_RE.match(date):
-            raise f.error("date", f"{date!r} is not a date: use YYYY, YYYY-MM or YYYY-MM-DD")
+            f.problem("date", f"{shorten(date)} is not a date: use YYYY, YYYY-MM or YYYY-MM-DD")
         added = f.text("added")
         if added is not None and not re.match(r"^\d{4}-\d{2}-\d{2}$", added):
-            raise f.error("added", f"{added!r} is not a date YYYY-MM-DD")
-        links_raw = f.data.get("links") or {}
-        if not isinstance(links_raw, dict):
-            raise f.error("links", f"must be a mapping of {', '.join(LINK_KINDS)} to URLs")
-        links: dict[str, str] = {}
-        for kind in LINK_KINDS:
-            if kind in links_raw:
-                url = links_raw[kind]
-                if not isinstance(url, str) or not URL_RE.match(url):
-                    raise f.error(f"links.{kind}", f"{url!r} is not an http(s) URL")
-                links[kind] = url
-        extra = sorted(str(k) for k in links_raw if k not in LINK_KINDS)
-        if extra:
-            raise f.error(f"links.{extra[0]}", f"unknown link kind; use {', '.join(LINK_KINDS)}")
+            f.problem("added", f"{shorten(added)} is not a date YYYY-MM-DD")
+        links = _links(f)
         enriched = _enriched(f)
         curated = f.text_list("curated")
         for name in curated:
             if name not in CURATABLE:
-                raise f.error("curated", f"{name!r} is not a curatable field ({', '.join(CURATABLE)})")
-        paper = cls(
-            slug=slug,
-            title=title,
-            abstract=abstract,
-            topics=f.text_list("topics"),
-            tags=f.text_list("tags"),
-            alternate_titles=f.text_list("alternate_titles"),
-            arxiv=arxiv,
-            # Two co-authors may share a name ('Chen Li' twice in 45 real papers): real data.
-            authors=f.text_list("authors", unique=False),
-            date=date,
-            links=links,
-            added=added,
-            enriched=enriched,
-            curated=[c for c in CURATABLE if c in curated],
-        )
+                f.problem("curated", f"{shorten(name)} is not a curatable field ({', '.join(CURATABLE)})")
+        topics, tags = f.text_list("topics"), f.text_list("tags")
+        alternate_titles = f.text_list("alternate_titles", limit=MAX_TITLE)
+        # Two co-authors may share a name ('Chen Li' twice in 45 real papers): real data.
+        authors = f.text_list("authors", unique=False, limit=MAX_NAME, items=MAX_AUTHORS)
         for name in ("topics", "tags"):
             if name not in f.data:
-                raise f.error(name, "is required (write [] for none)")
-        return paper
+                f.problem(name, "is required (write [] for none)")
+        f.done()
+        assert slug is not None and title is not None and abstract is not None
+        return cls(
+            slug=slug, title=title, abstract=abstract, topics=topics, tags=tags,
+            alternate_titles=alternate_titles, arxiv=arxiv, authors=authors, date=date, links=links,
+            added=added, enriched=enriched, curated=[c for c in CURATABLE if c in curated],
+        )
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"slug": self.slug, "title": self.title}
@@ -229,26 +257,57 @@ class Paper:
         return out
 
 
+def _links(f: _Fields) -> dict[str, str]:
+    links_raw = f.data.get("links") or {}
+    if not isinstance(links_raw, dict):
+        f.problem("links", f"must be a mapping of {', '.join(LINK_KINDS)} to URLs")
+        return {}
+    links: dict[str, str] = {}
+    for kind in LINK_KINDS:
+        if kind in links_raw:
+            url = links_raw[kind]
+            if not isinstance(url, str) or not URL_RE.match(url):
+                f.problem(f"links.{kind}", f"{shorten(url)} is not an http(s) URL")
+                continue
+            problem = _text_problem(url, MAX_URL, False)
+            if problem:
+                f.problem(f"links.{kind}", problem)
+            else:
+                links[kind] = url
+    for extra in sorted(str(k) for k in links_raw if k not in LINK_KINDS):
+        f.problem(f"links.{extra}", f"unknown link kind; use {', '.join(LINK_KINDS)}")
+    return links
+
+
 def _enriched(f: _Fields) -> list[Enriched]:
     raw = f.data.get("enriched")
     if raw is None:
         return []
     if not isinstance(raw, list):
-        raise f.error("enriched", "must be a list of {source, fetched, fields}")
+        f.problem("enriched", "must be a list of {source, fetched, fields}")
+        return []
+    if len(raw) > MAX_ITEMS:
+        f.problem("enriched", f"has {len(raw):,} items; at most {MAX_ITEMS:,} are allowed")
+        return []
     out = []
     for i, item in enumerate(raw):
-        e = _Fields(item, f.path, f.entry, ("source", "fetched", "fields"), prefix=f"enriched[{i}].")
+        try:
+            e = _Fields(item, f.path, f.entry, ("source", "fetched", "fields"), prefix=f"enriched[{i}].",
+                        problems=f.problems)
+        except CorpusError as exc:  # not a mapping
+            f.problems.append(exc)
+            continue
         source, fetched = e.text("source", required=True), e.text("fetched", required=True)
-        assert source is not None and fetched is not None
-        if not re.match(r"^\d{4}-\d{2}-\d{2}$", fetched):
-            raise e.error("fetched", f"{fetched!r} is not a date YYYY-MM-DD")
+        if fetched is not None and not re.match(r"^\d{4}-\d{2}-\d{2}$", fetched):
+            e.problem("fetched", f"{shorten(fetched)} is not a date YYYY-MM-DD")
         names = e.text_list("fields")
-        if not names:
-            raise e.error("fields", "must list the fields this source gave")
+        if not e.data.get("fields"):
+            e.problem("fields", "must list the fields this source gave")
         for name in names:
             if name not in ENRICHABLE:
-                raise e.error("fields", f"{name!r} is not a field enrich fills ({', '.join(ENRICHABLE)})")
-        out.append(Enriched(source=source, fetched=fetched, fields=names))
+                e.problem("fields", f"{shorten(name)} is not a field enrich fills ({', '.join(ENRICHABLE)})")
+        if source is not None and fetched is not None:
+            out.append(Enriched(source=source, fetched=fetched, fields=names))
     return out
 
 
@@ -284,24 +343,38 @@ class Listing:
     def from_dict(cls, data: Any, path: str) -> Listing:
         f = _Fields(data, path, None, LISTING_FIELDS)
         slug = f.text("slug", required=True)
-        assert slug is not None
-        if not is_slug(slug):
-            raise f.error("slug", f"{slug!r} is not a slug (lower-case letters, digits, single hyphens)")
-        f.entry = slug
+        if slug is not None and not is_slug(slug):
+            f.problem("slug", f"{shorten(slug)} is not a slug (lower-case letters, digits, single hyphens)")
+        elif slug is not None:
+            f.entry = slug
         raw_entries = f.data.get("entries")
-        if not isinstance(raw_entries, list) or not raw_entries:
-            raise f.error("entries", "must be a non-empty list")
         entries = []
-        for i, raw in enumerate(raw_entries):
-            e = _Fields(raw, path, f"{slug} #{i + 1}", ("paper", "title", "abstract"))
-            paper = e.text("paper", required=True)
-            title = e.text("title", required=True)
-            assert paper is not None and title is not None
-            entries.append(Entry(paper=paper, title=title, abstract=e.text("abstract")))
-        name, source, origin, sha = (f.text(k, required=True) for k in ("name", "source", "origin", "sha256"))
-        assert name and source and origin and sha
+        if not isinstance(raw_entries, list) or not raw_entries:
+            f.problem("entries", "must be a non-empty list")
+        elif len(raw_entries) > MAX_ENTRIES:
+            f.problem("entries", f"has {len(raw_entries):,} entries; at most {MAX_ENTRIES:,} are allowed")
+        else:
+            for i, raw in enumerate(raw_entries):
+                try:
+                    e = _Fields(raw, path, f"{slug} #{i + 1}", ("paper", "title", "abstract"),
+                                problems=f.problems)
+                except CorpusError as exc:  # not a mapping
+                    f.problems.append(exc)
+                    continue
+                paper = e.text("paper", required=True)
+                title = e.text("title", required=True, limit=MAX_TITLE)
+                abstract = e.text("abstract", limit=MAX_ABSTRACT)
+                if paper is not None and title is not None:
+                    entries.append(Entry(paper=paper, title=title, abstract=abstract))
+        name = f.text("name", required=True, limit=MAX_NAME, plain=True)
+        source, sha = f.text("source", required=True), f.text("sha256", required=True)
+        origin = f.text("origin", required=True, limit=MAX_URL)
+        date = f.text("date")
+        description = f.text("description", limit=MAX_DESCRIPTION, plain=True)
+        f.done()
+        assert slug and name and source and origin and sha
         return cls(slug=slug, name=name, entries=entries, source=source, origin=origin, sha256=sha,
-                   date=f.text("date"), description=f.text("description"))
+                   date=date, description=description)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"slug": self.slug, "name": self.name}

@@ -8,18 +8,17 @@ from __future__ import annotations
 
 import os
 import pickle
-import tempfile
-from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import CorpusError, SurveyError
+from ..core.errors import CorpusError, SurveyError, each_problem
 from ..core.forked import Forked
-from ..core.yamlio import dump_yaml, load_yaml, read_text
+from ..core.yamlio import LINK, dump_yaml, load_yaml, read_text
+from .journal import pending
 from .model import Listing, Paper
-from .taxonomy import Taxonomy
+from .taxonomy import MODEL_FILE, Taxonomy
 
 
 @dataclass
@@ -28,6 +27,9 @@ class Corpus:
     taxonomy: Taxonomy
     papers: dict[str, Paper] = field(default_factory=dict)
     listings: dict[str, Listing] = field(default_factory=dict)
+    # Hidden files of papers/ and listings/ (an editor's swap file, .DS_Store): never read;
+    # `survey check` names them.
+    ignored: list[str] = field(default_factory=list)
 
     def sorted_papers(self) -> list[Paper]:
         return [self.papers[s] for s in sorted(self.papers)]
@@ -88,27 +90,33 @@ def load_corpus(
     root = Path(root)
     if not root.is_dir():
         raise SurveyError(f"{root}: no corpus folder here (use --corpus DIR)")
+    half_written = pending(root)
+    if half_written:
+        raise SurveyError(half_written)
 
     def fail(exc: CorpusError) -> None:
         if collect is None:
             raise exc
-        collect.append(exc)
+        collect.extend(each_problem(exc))
 
     taxonomy_path = root / "taxonomy.yaml"
     try:
         taxonomy = cache.get(taxonomy_path, partial(Taxonomy.load, taxonomy_path, shown_path(taxonomy_path)))
     except CorpusError as exc:
-        if collect is None:
-            raise
-        collect.append(exc)
+        fail(exc)
         taxonomy = Taxonomy.empty()
     corpus = Corpus(root=root, taxonomy=taxonomy)
+    if os.path.islink(root / MODEL_FILE):  # read only when topics are suggested: refused here too
+        fail(CorpusError(shown_path(root / MODEL_FILE), LINK))
 
     for kind, cls, target in (("papers", Paper, corpus.papers), ("listings", Listing, corpus.listings)):
         # Each file's name as messages show it, from its folder's: one relpath for the folder
         # instead of one for each of 10,000 files (a third of a second).
         folder = shown_path(root / kind)
-        paths = list(_yaml_files(root / kind))
+        paths, odd, hidden = record_files(root / kind)
+        for problem in odd:
+            fail(problem)
+        corpus.ignored += hidden
         for path, record in zip(paths, _parse_all(paths, cls, folder, cache, processes), strict=True):
             if isinstance(record, CorpusError):
                 fail(record)
@@ -149,14 +157,42 @@ def _parse(path: Path, cls: Any, name: str) -> Any:
     return cls.from_dict(load_yaml(read_text(path, name), name), name)
 
 
-def _yaml_files(folder: Path) -> Iterator[Path]:
-    """The folder's .yaml and .yml files, by name (scandir: no stat for each file's type)."""
+def record_files(folder: Path) -> tuple[list[Path], list[CorpusError], list[str]]:
+    """The record files of papers/ or listings/, by name; a problem for each entry that is not
+    one (it is not read); the hidden entries, which are never read.
+
+    One rule for every command that reads the corpus (check, build, serve, import, add, enrich):
+    a record is a plain NAME.yaml file. A link is refused without being followed (it may point
+    out of the corpus: /etc/shadow), and so is anything else that is not hidden (a folder, a
+    .yml file, a note), so that no paper is silently left out. Hidden entries (an editor's swap
+    file, .DS_Store) are ignored, and named by `survey check`. scandir tells a file, a folder
+    and a link apart without a stat of each of 10,000 files.
+    """
+    shown = shown_path(folder)
+    if os.path.islink(folder):
+        return [], [CorpusError(shown, "is a symbolic link; not followed (the corpus holds its "
+                                       "folders and files itself)")], []
     if not folder.is_dir():
-        return iter(())
+        return [], [], []
+    paths, odd, hidden = [], [], []
     with os.scandir(folder) as entries:
-        names = sorted(e.name for e in entries
-                       if os.path.splitext(e.name)[1] in (".yaml", ".yml") and e.is_file())
-    return (folder / name for name in names)
+        for e in sorted(entries, key=lambda e: e.name):
+            name, where = e.name, f"{shown}{os.sep}{e.name}"
+            if name.startswith("."):
+                hidden.append(where)
+            elif e.is_symlink():
+                odd.append(CorpusError(where, LINK))
+            elif e.is_dir():
+                odd.append(CorpusError(where, f"is a folder; {folder.name}/ holds only NAME.yaml "
+                                              f"files (nested folders are not read): move it out"))
+            elif not name.endswith(".yaml") or not e.is_file():
+                stem, ext = os.path.splitext(name)
+                hint = f"rename it to {stem}.yaml" if ext == ".yml" else "move it out of the corpus"
+                odd.append(CorpusError(where, f"not a record file: {folder.name}/ holds only "
+                                              f"NAME.yaml files, so it is not read; {hint}"))
+            else:
+                paths.append(folder / name)
+    return paths, odd, hidden
 
 
 def shown_path(path: Path) -> str:
@@ -173,24 +209,3 @@ def paper_text(paper: Paper) -> str:
 
 def listing_text(listing: Listing) -> str:
     return dump_yaml(listing.to_dict())
-
-
-def write_files(root: Path, files: Iterable[tuple[str, str]]) -> list[str]:
-    """Write (relative path, text) pairs, each atomically; return the paths that changed."""
-    changed = []
-    for rel, text in files:
-        path = root / rel
-        if path.exists() and path.read_text(encoding="utf-8") == text:
-            continue
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-                fh.write(text)
-            os.replace(tmp, path)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
-        changed.append(rel)
-    return changed

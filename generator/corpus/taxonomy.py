@@ -13,12 +13,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import CorpusError
+from ..core.errors import CorpusError, each_problem, raise_problems
+from ..core.text import bad_character, has_markup, shorten
 from ..core.yamlio import load_yaml, read_text
 
 TOPIC_ID_RE = re.compile(r"^[a-z][a-z0-9-]*$")
 TAG_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ./+()-]*$")
 WHERE = ("title", "abstract", "both")
+MAX_ID = 64  # a topic's or tag's id, part of page and file names: real max 26
+MAX_NAME = 300  # a topic's or tag's name: the real taxonomy's longest is 26 characters
+MAX_DESCRIPTION = 2_000  # real max 416
+MAX_PATTERN = 2_000  # a rule's regular expression: real max 624
 OTHER = "other"  # the page for papers with no topic; never a topic id itself
 
 
@@ -68,6 +73,7 @@ class Taxonomy:
     topics: list[Topic] = field(default_factory=list)
     tags: list[Tag] = field(default_factory=list)
     model_path: Path | None = None
+    path: str = "taxonomy.yaml"  # as messages name it
     _weights: dict[str, TopicWeights] | None = field(default=None, repr=False, compare=False)
 
     def weights(self) -> dict[str, TopicWeights]:
@@ -107,23 +113,49 @@ class Taxonomy:
     def from_dict(cls, data: Any, path: str) -> Taxonomy:
         if not isinstance(data, dict) or set(data) - {"topics", "tags"}:
             raise CorpusError(path, "expected a mapping with 'topics' and 'tags'")
-        topics = [_topic(raw, path, i) for i, raw in enumerate(_items(data, "topics", path))]
-        tags = [_tag(raw, path, i) for i, raw in enumerate(_items(data, "tags", path))]
+        problems: list[CorpusError] = []
+        # Each topic and tag is checked on its own, so one run reports a problem of each.
+        topics = _each(_topic, _items(data, "topics", path), path, problems)
+        tags = _each(_tag, _items(data, "tags", path), path, problems)
         seen: set[str] = set()
         for kind, items in (("topic", topics), ("tag", tags)):
             for item in items:
                 if item.id in seen or item.id == OTHER:
-                    raise CorpusError(path, f"{kind} id {item.id!r} is used twice or reserved",
-                                      entry=item.id, field="id")
+                    problems.append(CorpusError(path, f"{kind} id {item.id!r} is used twice or reserved",
+                                                entry=item.id, field="id"))
                 seen.add(item.id)
         names: dict[str, str] = {}
         for tag in tags:
             folded = tag.name.casefold()
             if folded in names:
-                raise CorpusError(path, f"tag name {tag.name!r} is also the name of {names[folded]!r}",
-                                  entry=tag.id, field="name")
+                problems.append(CorpusError(path, f"tag name {tag.name!r} is also the name of "
+                                                  f"{names[folded]!r}", entry=tag.id, field="name"))
             names[folded] = tag.id
-        return cls(topics=topics, tags=tags)
+        raise_problems(problems)
+        return cls(topics=topics, tags=tags, path=path)
+
+    def slow_rule(self, rule: Rule | None, title: str, seconds: float) -> CorpusError:
+        """The error for a rule that ran past the time guard (classify/rules.py)."""
+        short = shorten(title if len(title) <= 60 else title[:57] + "...")
+        items: list[Topic | Tag] = [*self.topics, *self.tags]
+        for item in items:
+            for i, candidate in enumerate(item.rules):
+                if candidate is rule:
+                    return CorpusError(
+                        self.path, f"the rule ran over {seconds:g} s on the paper {short}: its pattern "
+                        f"backtracks without end on some texts (a repeated group of repeats, such as "
+                        f"(\\w+\\s?)+); rewrite it", entry=item.id, field=f"rules[{i}].match")
+        return CorpusError(self.path, f"the rules ran over {seconds:g} s on the paper {short}")
+
+
+def _each(parse: Any, raws: list[Any], path: str, problems: list[CorpusError]) -> list[Any]:
+    out = []
+    for i, raw in enumerate(raws):
+        try:
+            out.append(parse(raw, path, i))
+        except CorpusError as exc:
+            problems.extend(each_problem(exc))
+    return out
 
 
 def _items(data: dict[str, Any], key: str, path: str) -> list[Any]:
@@ -133,30 +165,58 @@ def _items(data: dict[str, Any], key: str, path: str) -> list[Any]:
     return value
 
 
-def _check_keys(raw: Any, path: str, entry: str, allowed: set[str]) -> dict[str, Any]:
+def _check_keys(raw: Any, path: str, entry: str, allowed: set[str],
+                problems: list[CorpusError] | None = None) -> dict[str, Any]:
+    """The mapping; each unknown field is a problem (noted in `problems`, or raised)."""
     if not isinstance(raw, dict):
         raise CorpusError(path, "expected a mapping", entry=entry)
-    extra = sorted(set(raw) - allowed)
-    if extra:
-        raise CorpusError(path, f"unknown field; known: {', '.join(sorted(allowed))}",
-                          entry=entry, field=str(extra[0]))
+    found = [CorpusError(path, f"unknown field; known: {', '.join(sorted(allowed))}", entry=entry,
+                         field=str(extra)) for extra in sorted(map(str, set(raw) - allowed))]
+    if problems is None:
+        raise_problems(found)
+    else:
+        problems += found
     return raw
+
+
+class _Found:
+    """The problems of one topic, tag or rule: each field is checked on its own."""
+
+    def __init__(self) -> None:
+        self.problems: list[CorpusError] = []
+
+    def get(self, check: Any, *args: Any, default: Any = None) -> Any:
+        try:
+            return check(*args)
+        except CorpusError as exc:
+            self.problems.extend(each_problem(exc))
+            return default
 
 
 def _ident(raw: dict[str, Any], path: str, entry: str) -> str:
     ident = raw.get("id")
-    if not isinstance(ident, str) or not TOPIC_ID_RE.match(ident):
-        raise CorpusError(path, f"{ident!r} is not an id (lower-case, digits, hyphens)",
-                          entry=entry, field="id")
+    if not isinstance(ident, str) or not TOPIC_ID_RE.match(ident) or len(ident) > MAX_ID:
+        raise CorpusError(path, f"{shorten(ident)} is not an id (lower-case, digits, hyphens, at most "
+                                f"{MAX_ID} characters)", entry=entry, field="id")
     return ident
 
 
-def _text(raw: dict[str, Any], key: str, path: str, entry: str, required: bool = True) -> str | None:
+def _text(raw: dict[str, Any], key: str, path: str, entry: str, required: bool = True,
+          limit: int = MAX_NAME) -> str | None:
     value = raw.get(key)
     if value is None and not required:
         return None
     if not isinstance(value, str) or not value.strip():
         raise CorpusError(path, "must be non-empty text", entry=entry, field=key)
+    if len(value) > limit:
+        raise CorpusError(path, f"is {len(value):,} characters long; at most {limit:,} are allowed",
+                          entry=entry, field=key)
+    bad = bad_character(value)
+    if bad:
+        raise CorpusError(path, bad, entry=entry, field=key)
+    if has_markup(value):  # names and descriptions are shown as text on every page
+        raise CorpusError(path, "contains markup (an HTML tag, comment or declaration); write it as "
+                                "plain text", entry=entry, field=key)
     return " ".join(value.split())
 
 
@@ -171,59 +231,78 @@ def _rules(raw: dict[str, Any], path: str, entry: str) -> list[Rule]:
     value = raw.get("rules")
     if not isinstance(value, list) or not value:
         raise CorpusError(path, "must be a non-empty list of rules", entry=entry, field="rules")
-    rules = []
-    for i, item in enumerate(value):
-        where = f"rules[{i}]"
-        r = _check_keys(item, path, entry, {"name", "match", "weight", "in", "case"})
-        pattern = r.get("match")
-        if not isinstance(pattern, str) or not pattern:
-            raise CorpusError(path, "must be a regular expression", entry=entry, field=f"{where}.match")
-        flags = 0 if r.get("case") is True else re.IGNORECASE
-        try:
-            compiled = re.compile(pattern, flags)
-        except re.error as exc:
-            raise CorpusError(path, f"bad regular expression: {exc}", entry=entry,
-                              field=f"{where}.match") from None
-        weight = r.get("weight", 1)
-        if not isinstance(weight, int) or isinstance(weight, bool) or weight == 0:
-            raise CorpusError(path, "must be a non-zero whole number", entry=entry,
-                              field=f"{where}.weight")
-        scope = r.get("in", "both")
-        if scope not in WHERE:
-            raise CorpusError(path, f"must be one of {', '.join(WHERE)}", entry=entry,
-                              field=f"{where}.in")
-        name = r.get("name") or pattern
-        rules.append(Rule(name=str(name), pattern=compiled, weight=weight, where=scope))
+    found = _Found()
+    rules = [found.get(_rule, item, path, entry, f"rules[{i}]") for i, item in enumerate(value)]
+    raise_problems(found.problems)
     return rules
+
+
+def _rule(item: Any, path: str, entry: str, where: str) -> Rule:
+    found = _Found()
+    r = _check_keys(item, path, entry, {"name", "match", "weight", "in", "case"}, found.problems)
+    pattern = r.get("match")
+    compiled = None
+    if not isinstance(pattern, str) or not pattern:
+        found.problems.append(CorpusError(path, "must be a regular expression", entry=entry,
+                                          field=f"{where}.match"))
+    elif len(pattern) > MAX_PATTERN:
+        found.problems.append(CorpusError(path, f"is {len(pattern):,} characters long; at most "
+                                                f"{MAX_PATTERN:,} are allowed", entry=entry,
+                                          field=f"{where}.match"))
+    else:
+        try:
+            compiled = re.compile(pattern, 0 if r.get("case") is True else re.IGNORECASE)
+        except re.error as exc:
+            found.problems.append(CorpusError(path, f"bad regular expression: {exc}", entry=entry,
+                                              field=f"{where}.match"))
+    weight = r.get("weight", 1)
+    if not isinstance(weight, int) or isinstance(weight, bool) or weight == 0:
+        found.problems.append(CorpusError(path, "must be a non-zero whole number", entry=entry,
+                                          field=f"{where}.weight"))
+    scope = r.get("in", "both")
+    if scope not in WHERE:
+        found.problems.append(CorpusError(path, f"must be one of {', '.join(WHERE)}", entry=entry,
+                                          field=f"{where}.in"))
+    raise_problems(found.problems)
+    assert compiled is not None
+    return Rule(name=str(r.get("name") or pattern), pattern=compiled, weight=weight, where=scope)
 
 
 def _topic(raw: Any, path: str, i: int) -> Topic:
     entry = f"topics[{i}]"
-    r = _check_keys(raw, path, entry, {"id", "name", "description", "threshold", "rules"})
-    ident = _ident(r, path, entry)
-    name = _text(r, "name", path, ident)
-    description = _text(r, "description", path, ident)
-    assert name and description
-    return Topic(id=ident, name=name, description=description,
-                 threshold=_threshold(r, path, ident, 3), rules=_rules(r, path, ident))
+    found = _Found()
+    r = _check_keys(raw, path, entry, {"id", "name", "description", "threshold", "rules"}, found.problems)
+    ident = found.get(_ident, r, path, entry) or entry
+    name = found.get(_text, r, "name", path, ident)
+    description = found.get(_text, r, "description", path, ident, True, MAX_DESCRIPTION)
+    threshold = found.get(_threshold, r, path, ident, 3, default=3)
+    rules = found.get(_rules, r, path, ident, default=[])
+    raise_problems(found.problems)
+    return Topic(id=ident, name=name, description=description, threshold=threshold, rules=rules)
 
 
 def _tag(raw: Any, path: str, i: int) -> Tag:
     entry = f"tags[{i}]"
-    r = _check_keys(raw, path, entry, {"id", "name", "description", "threshold", "rules"})
-    ident = _ident(r, path, entry)
-    name = _text(r, "name", path, ident)
-    assert name
-    if not TAG_NAME_RE.match(name):
-        raise CorpusError(path, "tag names use letters, digits, spaces and - / . + ( ) only",
-                          entry=ident, field="name")
-    return Tag(id=ident, name=name, description=_text(r, "description", path, ident, required=False),
-               threshold=_threshold(r, path, ident, 1), rules=_rules(r, path, ident))
+    found = _Found()
+    r = _check_keys(raw, path, entry, {"id", "name", "description", "threshold", "rules"}, found.problems)
+    ident = found.get(_ident, r, path, entry) or entry
+    name = found.get(_text, r, "name", path, ident)
+    if name is not None and not TAG_NAME_RE.match(name):
+        found.problems.append(CorpusError(path, "tag names use letters, digits, spaces and - / . + ( ) "
+                                                "only", entry=ident, field="name"))
+    description = found.get(_text, r, "description", path, ident, False, MAX_DESCRIPTION)
+    threshold = found.get(_threshold, r, path, ident, 1, default=1)
+    rules = found.get(_rules, r, path, ident, default=[])
+    raise_problems(found.problems)
+    return Tag(id=ident, name=name, description=description, threshold=threshold, rules=rules)
 
 
 def load_weights(path: Path, taxonomy: Taxonomy) -> dict[str, TopicWeights]:
     shown = path.name if not path.is_absolute() else str(path)
-    data = load_yaml(read_text(path, shown), shown)
+    return weights_from_data(load_yaml(read_text(path, shown), shown), shown, taxonomy)
+
+
+def weights_from_data(data: Any, shown: str, taxonomy: Taxonomy) -> dict[str, TopicWeights]:
     topics = data.get("topics") if isinstance(data, dict) else None
     if not isinstance(topics, dict):
         raise CorpusError(shown, "expected a mapping with 'topics': {topic: {bias, weights}}")

@@ -21,10 +21,11 @@ from ..core.text import squash
 from ..core.yamlio import load_yaml
 from ..corpus.check import duplicate_problems, vocabulary_problems
 from ..corpus.model import ARXIV_RE, CURATABLE, Paper
-from ..corpus.store import load_corpus, paper_text, write_files
+from ..corpus.store import load_corpus, paper_text
+from ..corpus.writes import write_files
 from .dedupe import Index
 from .importer import new_paper
-from .readers import RawEntry, read_source
+from .readers import RawEntry, check_entry, read_source
 
 ARXIV_API = "https://export.arxiv.org/api/query"
 TIMEOUT = 20
@@ -129,6 +130,7 @@ def run_add(args: argparse.Namespace, today: str) -> int:
     for kind in ("code", "project"):
         if getattr(args, kind):
             raw.links[kind] = getattr(args, kind)
+    check_entry(raw, "the command line" if args.title or args.arxiv or args.hf else "standard input")
 
     index = Index.of(corpus.papers, corpus.listings)
     found = index.match(raw.title, raw.abstract, raw.arxiv)
@@ -145,6 +147,7 @@ def run_add(args: argparse.Namespace, today: str) -> int:
     paper.curated = [c for c in CURATABLE if c in curated]
 
     path = os.path.relpath(corpus.root / paper.file)
+    Paper.from_dict(paper.to_dict(), path)  # what no YAML file could hold (a lone surrogate) is refused
     text = paper_text(paper)
     check = Paper.from_dict(load_yaml(text, path), path)  # the schema, exactly as `check` reads it
     corpus.papers[paper.slug] = check
@@ -157,7 +160,8 @@ def run_add(args: argparse.Namespace, today: str) -> int:
     if args.dry_run:
         sys.stdout.write(text)
         return 0
-    write_files(corpus.root, [(paper.file, text)])
+    corpus.papers.pop(paper.slug)  # validated above as part of the corpus; written as new
+    write_files(corpus, [(paper.file, text)])
     print(f"wrote {path}")
     how = " (yours)" if "topics" in paper.curated else f" (suggested; see survey explain {paper.slug})"
     print(f"topics: {', '.join(paper.topics) or '(none: listed under Other)'}{how}")

@@ -28,12 +28,13 @@ from pybtex.scanner import PybtexSyntaxError, Token
 
 from ..core.errors import SourceError
 from ..core.text import has_control, squash, typeset_tex
-from ..corpus.model import ARXIV_RE, DATE_RE, URL_RE
-from .readers import RawEntry, Source
+from ..corpus.model import ARXIV_RE, DATE_RE, MAX_ABSTRACT, MAX_TITLE, URL_RE
+from .readers import RawEntry, Source, detect
 
-# The fields read, and the longest value read in each: a paper's title is a line, its abstract a
-# few paragraphs (arXiv allows 1,920 characters), its author list at most a few thousand names.
-LIMITS = {"title": 1_000, "abstract": 20_000, "author": 200_000}
+# The fields read, and the longest value read in each, as written: twice the corpus's own limits
+# for a title and an abstract (LaTeX typesets to less; the typeset text is then held to those,
+# readers.check_entry), and room for the corpus's 5,000 authors of one paper.
+LIMITS = {"title": 2 * MAX_TITLE, "abstract": 2 * MAX_ABSTRACT, "author": 200_000}
 OTHER_FIELDS = ("year", "month", "date", "eprint", "archiveprefix", "eprinttype", "url", "doi",
                 "journal", "journaltitle", "booktitle", "howpublished", "volume")
 OTHER_LIMIT = 2_000
@@ -49,10 +50,13 @@ _ARXIV_BARE = re.compile(rf"^(?:arxiv:)?\s*({_ARXIV_NEW}|{_ARXIV_OLD})(?:v\d+)?$
 _MONTHS = {name[:3].lower(): n for n, name in enumerate(month_names.values(), 1)}
 
 
-def looks_like_bibtex(text: str) -> bool:
-    """An entry (`@article{`, `@misc(`) at the start of a line in the first 8 KB: BibTeX reads
-    nothing but its @-entries, so a file may begin with any comment."""
-    return bool(_ENTRY_START.search(text, 0, 8192))
+def claims(data: bytes) -> bool:
+    """BibTeX, when no other format claims the start of the file and an entry (`@article{`,
+    `@misc(`) starts a line in its first 8 KB (BibTeX reads nothing but its @-entries, so a file
+    may begin with any comment). Read as Latin-1 here only to look: a file in another encoding
+    is still told apart, and `decode` then names its bytes."""
+    head = data[:8192].decode("latin-1")
+    return detect(head) is None and bool(_ENTRY_START.search(head))
 
 
 def decode(data: bytes, shown: str) -> str:

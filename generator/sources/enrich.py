@@ -16,9 +16,11 @@ from ..core.errors import SourceError, SurveyError
 from ..core.yamlio import load_yaml
 from ..corpus.check import duplicate_problems
 from ..corpus.model import Paper
-from ..corpus.store import Corpus, paper_text, write_files
+from ..corpus.store import Corpus, paper_text
+from ..corpus.writes import write_files
 from .apis import WEB_SOURCES, Unreachable, Web
 from .dedupe import Index
+from .intake import read_bytes
 from .metadata import Record, additions, apply, judge, lacking
 from .readers import FORMATS, RawEntry, parse_source
 
@@ -34,6 +36,7 @@ class Report:
     not_looked_up: list[str] = field(default_factory=list)
     unreachable: list[str] = field(default_factory=list)
     written: list[str] = field(default_factory=list)
+    unasked: int = 0  # papers no source could be asked about (unreachable, or not in the cache)
 
     def summary(self) -> str:
         total = len({s for slugs in self.enriched.values() for s in slugs})
@@ -41,6 +44,7 @@ class Report:
         lines = [f"papers lacking an arXiv id, authors or a date: {self.lacking}; enriched: {total}"
                  + (f" ({by})" if by else "")
                  + f"; for review: {len(self.review)}; not found: {len(self.not_found)}"
+                 + (f"; not asked: {self.unasked}" if self.unasked else "")
                  + (f"; not looked up: {len(self.not_looked_up)}" if self.not_looked_up else "")]
         lines += [f"unreachable: {u}" for u in self.unreachable]
         lines += [f"review: {r}" for r in self.review]
@@ -62,11 +66,7 @@ class Report:
 def file_records(path: Path, today: str) -> list[Record]:
     """Every paper of a daily-papers JSON file, a BibTeX bibliography or any file `survey import`
     reads (a BibTeX entry without an abstract gives its metadata all the same)."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise SourceError(str(path), f"cannot read: {exc.strerror}") from None
-    source = parse_source(data, str(path))
+    source = parse_source(read_bytes(path, str(path)), str(path))
     label = "HF daily papers JSON" if source.format == "hf-json" else FORMATS[source.format]
     name = f"{label} {path.name}"
     return [_from_entry(e, name, today) for e in source.entries]
@@ -92,6 +92,8 @@ class Enricher:
         self.sources = [WEB_SOURCES[s](web) for s in sources] if web else []
         self.report = Report()
         self._reviewed: set[tuple[str, str]] = set()
+        self.answered: set[str] = set()  # papers some source answered about (network or cache)
+        self.asked: set[str] = set()  # papers a source was to be asked about
 
     def candidates(self, slugs: list[str] | None = None) -> list[Paper]:
         """The papers to enrich: those lacking a field (of `slugs`, when given)."""
@@ -167,6 +169,7 @@ class Enricher:
             if source.name in down or not lacking(self.papers[paper.slug]):
                 continue
             url = source.url(paper)
+            self.asked.add(paper.slug)
             try:
                 got = source.web.get(url, getattr(source, "headers", None))
             except Unreachable as exc:
@@ -176,9 +179,10 @@ class Enricher:
             if got is None:
                 self.report.not_looked_up.append(f"{paper.slug} ({source.name})")
                 continue
+            self.answered.add(paper.slug)
             try:
                 records = source.records(*got)
-            except (ValueError, SourceError, AttributeError, TypeError) as exc:
+            except (ValueError, SourceError, AttributeError, TypeError, RecursionError) as exc:
                 self.report.review.append(f"{paper.file}: {source.name} answered something "
                                           f"unreadable for {url} ({exc})")
                 continue
@@ -188,14 +192,29 @@ class Enricher:
     def finish(self, papers: list[Paper]) -> None:
         enriched = {s for slugs in self.report.enriched.values() for s in slugs}
         reviewed = {line.split(":", 1)[0] for line in self.report.review}
-        self.report.not_found = [p.slug for p in papers
-                                 if p.slug not in enriched and p.file not in reviewed]
+        # A paper no source could be asked about is not "not found": nobody looked.
+        unasked = self.asked - self.answered
+        self.report.unasked = len(unasked)
+        self.report.not_found = [p.slug for p in papers if p.slug not in enriched
+                                 and p.file not in reviewed and p.slug not in unasked]
+
+    def nothing_reachable(self) -> str | None:
+        """Why no source could be asked about any paper, when that is so: the run did not do
+        what was asked of it."""
+        if not self.asked or self.answered:
+            return None
+        why = "; ".join(self.report.unreachable) or (
+            "--offline, and none of their answers is in the cache" if self.web and self.web.offline
+            else "no answer")
+        return (f"could not ask any source about the {len(self.asked)} papers lacking metadata ({why}); "
+                f"nothing written: run it again online, or with --web none")
 
     def write(self) -> list[str]:
         """Validate every changed paper as `survey check` would, then write them."""
         files = []
         for slug in sorted(self.changed):
             paper = self.changed[slug]
+            Paper.from_dict(paper.to_dict(), paper.file)  # first what no YAML file can hold
             text = paper_text(paper)
             Paper.from_dict(load_yaml(text, paper.file), paper.file)
             files.append((paper.file, text))
@@ -204,5 +223,5 @@ class Enricher:
         problems = [p for p in duplicate_problems(trial) if p.entry in self.changed]
         if problems:
             raise SurveyError(f"nothing written: {problems[0]}")
-        self.report.written = write_files(self.corpus.root, files)
+        self.report.written = write_files(self.corpus, files)
         return self.report.written

@@ -68,6 +68,8 @@ def _props(soup: BeautifulSoup, target: str, path: str) -> dict[str, Any] | None
         data = json.loads(str(node["data-props"]))
     except json.JSONDecodeError as exc:
         raise SourceError(path, f"the page's embedded {target} data is not valid JSON: {exc.msg}") from None
+    except RecursionError:
+        raise SourceError(path, f"the page's embedded {target} data is JSON nested too deeply") from None
     return data if isinstance(data, dict) else None
 
 

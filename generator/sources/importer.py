@@ -22,8 +22,9 @@ from ..classify.suggest import Suggestion, suggest, suggest_all
 from ..core.errors import SurveyError
 from ..core.text import match_key, slugify
 from ..corpus.model import Entry, Listing, Paper
-from ..corpus.store import Corpus, listing_text, paper_text, write_files
+from ..corpus.store import Corpus, listing_text, paper_text
 from ..corpus.taxonomy import Taxonomy
+from ..corpus.writes import write_files
 from .dedupe import Index
 from .readers import FORMATS, RawEntry, Source, read_source
 
@@ -150,7 +151,7 @@ class Importer:
         files = [(p.file, paper_text(p)) for p in sorted(self.changed.values(), key=lambda p: p.slug)]
         files += [(li.file, listing_text(li)) for li in sorted(self.new_listings.values(),
                                                                key=lambda li: li.slug)]
-        self.report.written = write_files(self.corpus.root, files)
+        self.report.written = write_files(self.corpus, files)
         return self.report.written
 
     def _editable(self, slug: str) -> Paper:

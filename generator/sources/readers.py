@@ -1,18 +1,15 @@
-"""Reading source files into entries: HF listing text, saved HF pages, HF daily-papers JSON, arXiv
-Atom, BibTeX (`bibtex.py`).
+"""Reading source files into entries: HF listing text and pages, daily-papers JSON, arXiv Atom, BibTeX.
 
 The format is detected from the content, never trusted from the file name alone. Every reader
 returns a `Source`: what it is (a listing, or loose papers), and its entries in original order,
 with titles and abstracts whitespace-normalised (hard wraps joined) and otherwise exactly as
-written, except that the JSON and Atom readers, whose texts come from arXiv, read the LaTeX a
-typeset page would not show (`12\\%`, `\\textbf{x}`, `Pok\\'e`) as the characters it stands for,
-and BibTeX, which is LaTeX source, is read as it typesets.
+written, except that LaTeX a typeset page would not show (`12\\%`, `\\textbf{x}`, `Pok\\'e`) is read
+as the characters it stands for: in texts from arXiv (JSON, Atom) and in BibTeX (`bibtex.py`).
 """
 
 from __future__ import annotations
 
 import codecs
-import gzip
 import hashlib
 import itertools
 import json
@@ -24,8 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import SourceError
-from ..core.text import has_control, plain_tex, squash
-from ..corpus.model import ARXIV_RE, URL_RE
+from ..core.text import bad_character, plain_tex, shorten, squash
+from ..corpus.model import ARXIV_RE, MAX_ABSTRACT, MAX_AUTHORS, MAX_NAME, MAX_TITLE, MAX_URL, URL_RE
+from .intake import read_bytes, unpacked
 
 FORMATS = {
     "hf-text": "Hugging Face Papers listing (text)",
@@ -64,7 +62,8 @@ class RawEntry:
     @property
     def label(self) -> str:
         short = self.title if len(self.title) <= 60 else self.title[:57] + "..."
-        return f"{self.key} (line {self.line}) {short!r}" if self.key else f"#{self.position} {short!r}"
+        label = f"{self.key} (line {self.line})" if self.key else f"#{self.position}"
+        return f"{label} {shorten(short)}"
 
 
 @dataclass
@@ -84,20 +83,12 @@ class Source:
 
 def read_source(path: Path, shown: str | None = None) -> Source:
     shown = shown or str(path)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise SourceError(shown, f"cannot read: {exc.strerror}") from None
-    return parse_source(data, shown)
+    return parse_source(read_bytes(path, shown), shown)
 
 
 def parse_source(data: bytes, shown: str) -> Source:
     """A source from its bytes (gzip-compressed or not); `shown` names it in messages."""
-    if data[:2] == b"\x1f\x8b":
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError) as exc:
-            raise SourceError(shown, f"a damaged gzip file: {exc}") from None
+    data = unpacked(data, shown)
     if not data or data.isspace():
         raise SourceError(shown, "the file is empty")
     if b"\x00" in data[:4096]:
@@ -109,10 +100,8 @@ def parse_source(data: bytes, shown: str) -> Source:
     if _JSON_START.match(data):
         text = _ascii_json(data, shown)
         fmt: str | None = "hf-json"
-    elif _is_bibtex(data):
-        from .bibtex import decode
-
-        text, fmt = decode(data, shown), "bibtex"
+    elif _bibtex().claims(data):  # before decoding: a .bib may be in another encoding
+        text, fmt = _bibtex().decode(data, shown), "bibtex"
     else:
         text = _utf8(data, shown)
         fmt = detect(text)
@@ -124,14 +113,13 @@ def parse_source(data: bytes, shown: str) -> Source:
             "or BibTeX",
         )
     reader = {"hf-text": _hf_text, "hf-html": _hf_html, "hf-json": _hf_json, "arxiv-atom": _atom,
-              "bibtex": _bibtex}[fmt]
+              "bibtex": lambda *args: _bibtex().read_bibtex(*args)}[fmt]
     source: Source = reader(text, shown, digest)
     if not source.entries:
         raise SourceError(shown, f"no papers found in this {FORMATS[fmt]}")
     for entry in source.entries:
-        # A bibliography's entries seldom have an abstract: they still merge into the papers
-        # they are, and enrich reads their metadata (importer.py and enrich.py say how).
-        _check_entry(entry, shown, abstract=fmt != "bibtex")
+        # A bibliography's entries seldom have an abstract: they merge, or give enrich metadata.
+        check_entry(entry, shown, abstract=fmt != "bibtex")
     return source
 
 
@@ -159,16 +147,6 @@ def _ascii_json(data: bytes, shown: str) -> str:
     return _NON_ASCII.sub(escape, data).decode("ascii")
 
 
-def _is_bibtex(data: bytes) -> bool:
-    """BibTeX when no other format claims the text and an @-entry starts a line; read as Latin-1
-    here only to look, so that a file in another encoding is still told apart (and its bytes
-    then named by the BibTeX reader)."""
-    from .bibtex import looks_like_bibtex
-
-    head = data[:8192].decode("latin-1")
-    return detect(head) is None and looks_like_bibtex(head)
-
-
 def detect(text: str) -> str | None:
     head = text.lstrip()[:2048].lower()
     if head.startswith(("{", "[")):
@@ -183,15 +161,38 @@ def detect(text: str) -> str | None:
     return None
 
 
-def _check_entry(entry: RawEntry, path: str, abstract: bool = True) -> None:
-    for name in ("title", "abstract"):
+def check_entry(entry: RawEntry, path: str, abstract: bool = True) -> None:
+    """What the corpus schema asks of a paper's fields, checked as the source is read: a record
+    the corpus would refuse is refused here, before anything is written. `abstract=False`: an
+    entry may come without one (a BibTeX entry, which only merges then)."""
+    def fail(name: str, message: str) -> SourceError:
+        return SourceError(path, message, entry=entry.label, field=name)
+
+    for name, limit in (("title", MAX_TITLE), ("abstract", MAX_ABSTRACT)):
         value = getattr(entry, name)
         if not value and (name == "title" or abstract):
-            raise SourceError(path, "is missing", entry=entry.label, field=name)
-        if has_control(value):
-            raise SourceError(path, "contains a control character", entry=entry.label, field=name)
+            raise fail(name, "is missing")
+        if len(value) > limit:
+            raise fail(name, f"is {len(value):,} characters long; at most {limit:,} are allowed")
+        bad = bad_character(value)
+        if bad:
+            raise fail(name, bad)
     if entry.arxiv is not None and not ARXIV_RE.match(entry.arxiv):
-        raise SourceError(path, f"{entry.arxiv!r} is not an arXiv id", entry=entry.label, field="arxiv")
+        raise fail("arxiv", f"{shorten(entry.arxiv)} is not an arXiv id")
+    if entry.date is not None and bad_character(entry.date):
+        raise fail("date", f"{shorten(entry.date)} is not a date")
+    if len(entry.authors) > MAX_AUTHORS:
+        raise fail("authors", f"has {len(entry.authors):,} items; at most {MAX_AUTHORS:,} are allowed")
+    for i, author in enumerate(entry.authors):
+        problem = (f"is {len(author):,} characters long; at most {MAX_NAME:,} are allowed"
+                   if len(author) > MAX_NAME else bad_character(author))
+        if problem:
+            raise fail(f"authors[{i}]", problem)
+    for kind, url in entry.links.items():
+        problem = (f"is {len(url):,} characters long; at most {MAX_URL:,} are allowed"
+                   if len(url) > MAX_URL else bad_character(url))
+        if problem:
+            raise fail(f"links.{kind}", problem)
 
 
 # --- Hugging Face listing text -------------------------------------------------------------
@@ -260,6 +261,8 @@ def _hf_text(text: str, path: str, digest: str) -> Source:
 # --- Hugging Face daily papers JSON ---------------------------------------------------------
 
 
+DEEP_JSON = "nested too deeply (daily-papers JSON is 6 levels deep)"
+
 # The fields `hf_item_entry` reads; the API's other fields (avatars, organisations, media, AI
 # summaries) would double the memory a 9,000-paper file takes once parsed.
 _HF_FIELDS = frozenset(("paper", "id", "title", "summary", "authors", "name", "hidden", "publishedAt",
@@ -275,6 +278,8 @@ def _hf_json(text: str, path: str, digest: str) -> Source:
         data = json.loads(text, object_hook=fields)
     except json.JSONDecodeError as exc:
         raise SourceError(path, f"malformed JSON: {exc.msg}", line=exc.lineno, column=exc.colno) from None
+    except RecursionError:  # Python's JSON reader nests as deep as its stack: about 1,000 levels
+        raise SourceError(path, f"malformed JSON: {DEEP_JSON}") from None
     items = data if isinstance(data, list) else [data]
     entries = [hf_item_entry(item, position, path) for position, item in enumerate(items, 1)]
     return Source(path=path, format="hf-json", sha256=digest, entries=entries,
@@ -289,7 +294,7 @@ def hf_item_entry(item: Any, position: int, path: str) -> RawEntry:
     if not isinstance(paper, dict):
         raise SourceError(path, "must be an object", entry=f"#{position}", field="paper")
     title = paper.get("title", item.get("title"))
-    label = f"#{position}" + (f" {title!r}" if isinstance(title, str) else "")
+    label = f"#{position}" + (f" {shorten(title[:60])}" if isinstance(title, str) else "")
     summary = paper.get("summary", item.get("summary"))
     for name, value in (("title", title), ("summary", summary)):
         if not isinstance(value, str) or not value.strip():
@@ -355,9 +360,10 @@ def _atom(text: str, path: str, digest: str) -> Source:
             raise SourceError(path, f"the arXiv API answered with an error: "
                                     f"{squash(node.findtext(f'{ATOM}summary') or title)}")
         match = re.search(r"arxiv\.org/abs/(.+?)$", raw_id)
-        label = f"#{position} {title!r}"
+        label = f"#{position} {shorten(title[:60])}"
         if not match:
-            raise SourceError(path, f"{raw_id!r} is not an arXiv abstract URL", entry=label, field="id")
+            raise SourceError(path, f"{shorten(raw_id)} is not an arXiv abstract URL", entry=label,
+                              field="id")
         entries.append(RawEntry(
             title=title,
             abstract=squash(plain_tex(node.findtext(f"{ATOM}summary") or "")),
@@ -369,10 +375,9 @@ def _atom(text: str, path: str, digest: str) -> Source:
     return Source(path=path, format="arxiv-atom", sha256=digest, entries=entries, is_listing=False)
 
 
-def _bibtex(text: str, path: str, digest: str) -> Source:
-    from .bibtex import read_bibtex
-
-    return read_bibtex(text, path, digest)
+def _bibtex() -> Any:
+    from . import bibtex  # which imports this module: loaded when first asked for
+    return bibtex
 
 
 # --- saved Hugging Face pages ---------------------------------------------------------------

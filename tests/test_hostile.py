@@ -1,0 +1,510 @@
+"""Hostile input (issue 25): every case is refused in one line or shown exactly as written, and
+nothing in the corpus is lost.
+
+Each test is a real run: the `survey` command in a subprocess, or `mkdocs build` of a hostile
+corpus checked with bs4. The cases about pages share one build (`hostile_build`). Cases that
+would exhaust the machine where they are not refused run with a time and memory limit.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import urllib.parse
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from bs4 import BeautifulSoup
+from conftest import ROOT, make_project, mkdocs_build, snapshot, survey
+
+from generator.corpus.model import Entry, Listing, Paper
+from generator.corpus.store import listing_text, paper_text
+
+SITE_NAME = "ML Systems Survey"
+PAPER = "rewrite-the-stars"  # a paper of the committed corpus the file-level cases edit
+
+
+def corpus_copy(tmp_path: Path) -> Path:
+    corpus = tmp_path / "corpus"
+    shutil.copytree(ROOT / "corpus", corpus)
+    return corpus
+
+
+def refused(result: subprocess.CompletedProcess[str], *needles: str) -> str:
+    """The run failed with one line on stderr, no traceback, holding each needle; the line."""
+    assert result.returncode != 0, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr, result.stderr[-3000:]
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr[-3000:]
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+    return lines[0]
+
+
+def checked(corpus: Path) -> list[str]:
+    """`survey check` of a corpus that has problems: its problem lines (the count line aside)."""
+    result = survey("check", "--corpus", str(corpus))
+    assert result.returncode == 1, result.stdout
+    assert "Traceback" not in result.stderr, result.stderr[-3000:]
+    *problems, summary = result.stderr.strip().splitlines()
+    assert summary == f"survey check: {len(problems)} problem(s)"
+    return problems
+
+
+def bounded(*args: str, seconds: float = 60, memory: int = 1536 * 2**20,
+            prelude: str = "") -> subprocess.CompletedProcess[str]:
+    """`survey ARGS` with a wall-time and an address-space limit: what would run away fails the
+    test instead of taking the machine. `prelude` runs first in the same process."""
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+
+    code = f"{prelude}\nimport sys\nfrom generator.cli.main import main\nsys.exit(main(sys.argv[1:]))"
+    # One BLAS thread: on a many-core machine its per-thread buffers alone would fill the limit.
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
+    try:
+        return subprocess.run([sys.executable, "-c", code, *args], cwd=ROOT, capture_output=True,
+                              text=True, timeout=seconds, preexec_fn=limit, env=env)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"survey {' '.join(args)[:80]} ran over {seconds:g} s")
+
+
+def edit_paper(corpus: Path, old: str, new: str, slug: str = PAPER) -> None:
+    path = corpus / "papers" / f"{slug}.yaml"
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def daily_papers(tmp_path: Path, name: str, title: str, summary: str = "An abstract about GPU kernels.",
+                 authors: tuple[str, ...] = ("Ann Lee",)) -> Path:
+    """A daily-papers JSON file of one paper (json.dumps writes a lone surrogate as `\\ud800`)."""
+    path = tmp_path / name
+    item = {"paper": {"id": "2401.00001", "title": title, "summary": summary,
+                      "authors": [{"name": a} for a in authors]}}
+    path.write_text(json.dumps([item]), encoding="ascii")
+    return path
+
+
+def import_refused(tmp_path: Path, source: Path, *needles: str) -> str:
+    """`survey import` of one source into a corpus copy: refused in one line, nothing changed."""
+    corpus = corpus_copy(tmp_path)
+    before = snapshot(corpus)
+    line = refused(bounded("import", str(source), "--corpus", str(corpus)), str(source), *needles)
+    assert snapshot(corpus) == before
+    return line
+
+
+# --- the pages: one build of a hostile corpus ---------------------------------------------------
+
+PAYLOADS = [
+    "<script>alert(1)</script>", '<img src=x onerror="alert(2)">', "[x](javascript:alert(3))",
+    "{{ 7*7 }} {% include 'mkdocs.yml' %}", '--8<-- "mkdocs.yml"', "&amp; &lt;b&gt; <!-- c -->",
+    '=HYPERLINK("https://evil.example/","x")', "@SUM(1+1)", "+1 and -1", "-2+3 equals one",
+]
+LISTING_NAME = "AT&amp;T <3 \"R&D\" 'q' a < b > c {{ 7*7 }} *x* _y_ #1"
+TOPIC_NAME = "Kernels & <3 &lt;GPU&gt; \"fast\" {{ 7*7 }}"
+LINK = "https://example.org/a_(b)*[c]?d=1&e=2#f"
+AUTHOR = "=cmd|' /C calc'!A0 <b>Eve</b>"
+
+
+@pytest.fixture(scope="module")
+def hostile_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Paper]]:
+    """A site of papers whose titles, abstracts, authors and links carry the payloads, in a
+    listing and a topic whose names carry them too, built with `mkdocs build --strict`."""
+    tmp = tmp_path_factory.mktemp("hostile")
+    corpus = tmp / "corpus"
+    (corpus / "papers").mkdir(parents=True)
+    (corpus / "listings").mkdir()
+    taxonomy = (ROOT / "corpus" / "taxonomy.yaml").read_text(encoding="utf-8")
+    assert "  name: Kernels\n" in taxonomy
+    taxonomy = taxonomy.replace("  name: Kernels\n", f"  name: {json.dumps(TOPIC_NAME)}\n")
+    (corpus / "taxonomy.yaml").write_text(taxonomy, encoding="utf-8")
+    papers = []
+    for i, text in enumerate(PAYLOADS):
+        paper = Paper(slug=f"hostile-{i}", title=text if i % 2 else f"{text} in a title",
+                      abstract=f"{text} starts the abstract, then {text} again", topics=["kernels"],
+                      tags=["cuda"], authors=[AUTHOR, f"{text} Doe"], links={"code": LINK},
+                      date="2024-01-0" + str(i % 9 + 1))
+        (corpus / paper.file).write_text(paper_text(paper), encoding="utf-8")
+        papers.append(paper)
+    listing = Listing(slug="hostile", name=LISTING_NAME, source="hf-text", origin="hostile.txt",
+                      sha256="0" * 64, entries=[Entry(paper=p.slug, title=p.title) for p in papers])
+    (corpus / listing.file).write_text(listing_text(listing), encoding="utf-8")
+    assert survey("check", "--corpus", str(corpus)).returncode == 0
+    return mkdocs_build(make_project(tmp, corpus)), papers
+
+
+def page(path: Path) -> BeautifulSoup:
+    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+
+
+@pytest.mark.slow
+def test_listing_and_topic_names_are_shown_as_written_on_every_page(
+        hostile_build: tuple[Path, list[Paper]]) -> None:
+    """The navigation of every page shows the names as written (the theme takes a navigation
+    title as HTML); so do the titles, headings and headers of their own pages."""
+    site, _ = hostile_build
+    pages = sorted(site.rglob("*.html"))
+    assert len(pages) > 20
+    for path in pages:
+        nav = page(path).select_one("nav.md-nav--primary")
+        names = [a.get_text(" ", strip=True) for a in nav.select("a.md-nav__link")]
+        assert LISTING_NAME in names and TOPIC_NAME in names, (path, names)
+        assert not nav.select("script, img, b"), path
+    for folder, name in (("listings/hostile", LISTING_NAME), ("topics/kernels", TOPIC_NAME)):
+        own = page(site / folder / "index.html")
+        assert own.title.get_text() == f"{name} - {SITE_NAME}"
+        assert own.select_one("article h1").get_text().removesuffix("¶") == name
+        assert own.select_one(".md-header__topic[data-md-component=header-topic] .md-ellipsis"
+                              ).get_text(strip=True) == name
+    listed = page(site / "papers" / "hostile-0" / "index.html").select_one("article")
+    assert LISTING_NAME in listed.get_text()
+
+
+@pytest.mark.slow
+def test_titles_abstracts_authors_and_links_are_shown_as_written(
+        hostile_build: tuple[Path, list[Paper]]) -> None:
+    site, papers = hostile_build
+    for paper in papers:
+        html = page(site / "papers" / paper.slug / "index.html")
+        article = html.select_one("article")
+        assert article.find("h1").get_text().removesuffix("¶") == paper.title
+        assert html.title.get_text() == f"{paper.title} - {SITE_NAME}"
+        assert paper.abstract in article.get_text()
+        assert f"{AUTHOR}, {paper.authors[1]}" in article.get_text()
+        assert not article.select("script, img, b, abbr")
+        hrefs = [a["href"] for a in html.find_all("a", href=True)]
+        assert not [h for h in hrefs if h.startswith("javascript:")]
+        code = article.find("a", string="Code")
+        assert code is not None and urllib.parse.unquote(code["href"]) == LINK
+    for path in site.rglob("*.html"):
+        text = path.read_text(encoding="utf-8")
+        assert "alert(1)</script>" not in text and 'onerror="alert' not in text, path
+
+
+@pytest.mark.slow
+def test_jinja_and_snippet_payloads_stay_text(hostile_build: tuple[Path, list[Paper]]) -> None:
+    site, papers = hostile_build
+    for paper in papers:
+        text = page(site / "papers" / paper.slug / "index.html").select_one("article").get_text()
+        assert "site_name:" not in text and "survey:" not in text  # nothing of mkdocs.yml came in
+    text = page(site / "papers" / "hostile-3" / "index.html").select_one("article").get_text()
+    assert "{{ 7*7 }} {% include 'mkdocs.yml' %}" in text and "49" not in text
+
+
+@pytest.mark.slow
+def test_csv_export_cannot_run_a_formula(hostile_build: tuple[Path, list[Paper]], tmp_path: Path) -> None:
+    """exports/papers.csv (and `survey export --format csv`): a cell that a spreadsheet would
+    read as a formula starts with a ', which a reader strips to get the text back."""
+    site, papers = hostile_build
+    published = (site / "exports" / "papers.csv").read_text(encoding="utf-8")
+    project_corpus = site.parent / "corpus"
+    result = survey("export", "--format", "csv", "--corpus", str(project_corpus))
+    assert result.returncode == 0 and result.stdout == published
+    rows = {row["slug"]: row for row in csv.DictReader(io.StringIO(published))}
+    for paper in papers:
+        row = rows[paper.slug]
+        for column, text in (("title", paper.title), ("abstract", paper.abstract),
+                             ("authors", "\n".join(paper.authors))):
+            cell = row[column]
+            assert not cell.startswith(("=", "+", "-", "@", "\t", "\r")), (column, cell)
+            assert (cell[1:] if cell.startswith("'") else cell) == text
+    assert rows["hostile-6"]["title"] == "'" + papers[6].title
+    assert rows["hostile-0"]["authors"].startswith("'=cmd|")
+
+
+# --- names: markup refused where the schema says text ------------------------------------------
+
+
+def test_check_refuses_markup_in_a_listing_name(tmp_path: Path) -> None:
+    corpus = corpus_copy(tmp_path)
+    path = sorted((corpus / "listings").glob("*.yaml"))[0]
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("\nname: ", "\nname: <script>alert(1)</script> ", 1), encoding="utf-8")
+    problems = checked(corpus)
+    assert len(problems) == 1
+    assert f"{path.name}: entry {path.stem}: field 'name': contains markup" in problems[0]
+
+
+def test_check_refuses_markup_in_topic_and_tag_names(tmp_path: Path) -> None:
+    corpus = corpus_copy(tmp_path)
+    path = corpus / "taxonomy.yaml"
+    text = path.read_text(encoding="utf-8")
+    text = text.replace("  name: Kernels\n", "  name: <img src=x onerror=alert(1)>\n")
+    text = text.replace("  name: Data parallelism\n", "  name: <b>Data</b>\n")
+    path.write_text(text, encoding="utf-8")
+    problems = checked(corpus)
+    assert len(problems) == 2, problems  # and no paper's topic or tag reported as unknown
+    assert "taxonomy.yaml: entry kernels: field 'name': contains markup" in problems[0]
+    assert "taxonomy.yaml: entry data-parallelism: field 'name': " in problems[1]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", ["malformed-yaml", "markup-in-a-listing-name"])
+def test_mkdocs_build_fails_in_one_line_on_a_corpus_error(case: str, tmp_path: Path) -> None:
+    project = make_project(tmp_path)
+    if case == "malformed-yaml":
+        edit_paper(project / "corpus", "title:", "title: [")
+        needle = f"{PAPER}.yaml:"
+    else:
+        path = sorted((project / "corpus" / "listings").glob("*.yaml"))[0]
+        path.write_text(path.read_text().replace("\nname: ", "\nname: <script>x</script> ", 1))
+        needle = "field 'name': contains markup"
+    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict"], cwd=project,
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    errors = [line for line in result.stderr.splitlines() if needle in line]
+    assert len(errors) == 1 and errors[0].count("\n") == 0, result.stderr
+    assert not (project / "site" / "index.html").exists()
+
+
+# --- resource bombs ------------------------------------------------------------------------------
+
+
+def _alias_bomb(levels: int = 20) -> str:
+    """21 lines: a title whose items each hold nine aliases of the item before: 9**20 items."""
+    lines = ["title:", "- &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+    lines += [f"- &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]" for i in range(1, levels)]
+    return "\n".join(lines) + "\n"
+
+
+def test_a_yaml_alias_bomb_is_refused_at_once(tmp_path: Path) -> None:
+    corpus = corpus_copy(tmp_path)
+    path = corpus / "papers" / f"{PAPER}.yaml"
+    text = path.read_text(encoding="utf-8")
+    start = text.index("title:")
+    end = text.index("abstract:")
+    path.write_text(text[:start] + _alias_bomb() + text[end:], encoding="utf-8")
+    result = bounded("check", "--corpus", str(corpus), seconds=30)
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr[-2000:]
+    problems = result.stderr.strip().splitlines()[:-1]
+    assert len(problems) == 1 and len(problems[0]) < 300, problems
+    assert f"{PAPER}.yaml:3:3: an alias (*name) repeats the value anchored here" in problems[0]
+
+
+NO_LIBYAML = "import sys\nsys.modules['yaml._yaml'] = None  # PyYAML's pure-Python loader only"
+
+
+@pytest.mark.parametrize("loader", ["libyaml", "pure-python"])
+def test_aliases_and_deep_nesting_are_refused_by_either_yaml_loader(loader: str, tmp_path: Path) -> None:
+    """Where libyaml is missing, PyYAML's own loader runs: the same refusals hold there."""
+    prelude = NO_LIBYAML if loader == "pure-python" else ""
+    probe = subprocess.run([sys.executable, "-c", f"{prelude}\nimport yaml\n"
+                            "from generator.core import yamlio\nprint(yaml.__with_libyaml__, "
+                            "yamlio.TextLoader.__mro__[1].__name__)"], capture_output=True, text=True)
+    expected = ["True", "CSafeLoader"] if loader == "libyaml" else ["False", "SafeLoader"]
+    assert probe.stdout.split() == expected, probe.stderr
+    corpus = corpus_copy(tmp_path)
+    edit_paper(corpus, "title:", "alternate_titles: &x [A title]\nauthors: *x\ntitle:")
+    result = bounded("check", "--corpus", str(corpus), prelude=prelude)
+    assert "alias" in result.stderr and result.returncode == 1, result.stderr[-2000:]
+    deep = corpus_copy(tmp_path / "deep")
+    edit_paper(deep, "title:", "authors: " + "[" * 100_000 + "]" * 100_000 + "\ntitle:")
+    result = bounded("check", "--corpus", str(deep), prelude=prelude)
+    problems = result.stderr.strip().splitlines()
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr[-2000:]
+    assert len(problems) == 2 and "nest" in problems[0] and len(problems[0]) < 300, problems
+
+
+def test_a_gzip_bomb_is_refused_without_inflating_it_all(tmp_path: Path) -> None:
+    """600 KB of gzip members, each a megabyte of spaces: 520 MiB once inflated."""
+    member = gzip.compress(b" " * 2**20, mtime=0)
+    bomb = tmp_path / "bomb.json.gz"
+    bomb.write_bytes(member * 520)
+    assert bomb.stat().st_size < 2**20
+    import_refused(tmp_path, bomb, "inflated, the file is over 512 MiB")
+
+
+@pytest.mark.parametrize(("field", "value"), [
+    ("title", "x" * 2_000_000),
+    ("abstract", "word " * 4_000 + "end"),
+    ("authors", ["A B"] * 6_000),
+    ("authors[0]", ["N" * 1_000]),
+    ("links.code", {"code": "https://example.org/" + "x" * 3_000}),
+    ("alternate_titles[0]", ["y" * 1_001]),
+])
+def test_check_refuses_an_oversized_field_in_one_line(field: str, value: Any, tmp_path: Path) -> None:
+    corpus = corpus_copy(tmp_path)
+    path = corpus / "papers" / f"{PAPER}.yaml"
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data[field.split("[")[0].split(".")[0]] = value
+    path.write_text(yaml.safe_dump(data, width=float("inf")), encoding="utf-8")
+    problems = checked(corpus)
+    assert len(problems) == 1, problems
+    assert f"entry {PAPER}: field '{field}': " in problems[0] and "at most" in problems[0]
+    assert len(problems[0]) < 300
+
+
+def test_import_refuses_an_oversized_title_and_writes_nothing(tmp_path: Path) -> None:
+    source = daily_papers(tmp_path, "huge.json", "T" * 2_000_000)
+    import_refused(tmp_path, source, "field 'title': is 2,000,000 characters long; at most 1,000")
+
+
+def test_a_catastrophic_taxonomy_rule_is_stopped_and_named(tmp_path: Path) -> None:
+    """`^(\\w+\\s?)+$` against forty words and a '!' would backtrack for hours."""
+    corpus = corpus_copy(tmp_path)
+    taxonomy = corpus / "taxonomy.yaml"
+    text = taxonomy.read_text(encoding="utf-8")
+    anchor = "- id: data-parallelism\n"
+    start = text.index("  rules:\n", text.index(anchor)) + len("  rules:\n")
+    taxonomy.write_text(text[:start] + "  - match: '^(\\w+\\s?)+$'\n" + text[start:], encoding="utf-8")
+    before = snapshot(corpus)
+    result = bounded("add", "--title", "A crafted paper", "--abstract", "word " * 40 + "!",
+                     "--corpus", str(corpus), seconds=30)
+    refused(result, "taxonomy.yaml: entry data-parallelism: field 'rules[0].match': the rule ran over")
+    assert snapshot(corpus) == before
+
+
+@pytest.mark.parametrize("shape", ["json", "html"])
+def test_json_nested_100000_deep_is_one_line(shape: str, tmp_path: Path) -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    source = tmp_path / f"deep.{shape}"
+    if shape == "json":
+        source.write_text(deep)
+    else:
+        props = '{"paper": ' + deep + "}"
+        source.write_text('<!DOCTYPE html><html><body><div data-target="PaperContent" data-props="'
+                          + props.replace('"', "&quot;") + '"></div></body></html>')
+    import_refused(tmp_path, source, "nested too deeply")
+
+
+# --- one line where a traceback was --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("where", ["title", "author"])
+def test_a_lone_surrogate_is_refused_when_read(where: str, tmp_path: Path) -> None:
+    title = "A \ud800 title" if where == "title" else "A fine title about kernels"
+    authors = ("Ann \udc00 Lee",) if where == "author" else ("Ann Lee",)
+    source = daily_papers(tmp_path, "surrogate.json", title, authors=authors)
+    field = "title" if where == "title" else "authors[0]"
+    import_refused(tmp_path, source, f"field '{field}': contains a lone surrogate")
+
+
+def test_a_lone_surrogate_on_the_command_line_is_refused(tmp_path: Path) -> None:
+    corpus = corpus_copy(tmp_path)
+    before = snapshot(corpus)
+    undecodable = b"Bad \xff title".decode("utf-8", "surrogateescape")  # as Python reads such argv
+    result = bounded("add", "--title", undecodable, "--abstract", "An abstract about kernels.",
+                     "--corpus", str(corpus))
+    refused(result, "field 'title': contains a lone surrogate")
+    assert snapshot(corpus) == before
+
+
+def test_a_yaml_key_that_is_not_text_is_one_line(tmp_path: Path) -> None:
+    corpus = corpus_copy(tmp_path)
+    edit_paper(corpus, "topics:", "? [a, b]\n: 1\ntopics:")
+    problems = checked(corpus)
+    assert len(problems) == 1 and f"{PAPER}.yaml:13:3: malformed YAML: a key must be text" in problems[0]
+
+
+def test_every_problem_of_a_file_is_reported_in_one_run(tmp_path: Path) -> None:
+    corpus = corpus_copy(tmp_path)
+    edit_paper(corpus, "topics:", "links:\n  paper: javascript:alert(1)\n  pdf: ftp://x\n"
+                                  "  code: 'https://a b'\n  project: data:text/html,x\n"
+                                  "date: yesterday\ntopics:")
+    problems = checked(corpus)
+    fields = [p.split("field '")[1].split("'")[0] for p in problems]
+    assert fields == ["date", "links.paper", "links.pdf", "links.code", "links.project"]
+    assert all(f"{PAPER}.yaml: entry {PAPER}: " in p for p in problems)
+
+
+def test_offline_enrich_says_it_could_not_ask_and_fails(tmp_path: Path) -> None:
+    corpus = corpus_copy(tmp_path)
+    before = snapshot(corpus)
+    result = survey("enrich", "--corpus", str(corpus), "--offline", "--cache", str(tmp_path / "empty"))
+    line = refused(result, "could not ask any source about the ", "--offline")
+    assert "nothing written" in line
+    assert "not found: 0" in result.stdout and "not asked: " in result.stdout
+    dead = "http://127.0.0.1:9"
+    env = {"SURVEY_ARXIV_API": f"{dead}/api/query", "SURVEY_S2_API": dead, "SURVEY_OPENALEX_API": dead}
+    result = survey("enrich", "--corpus", str(corpus), "--cache", str(tmp_path / "cache"),
+                    "--delay", "0", env=env)
+    refused(result, "could not ask any source", "cannot reach 127.0.0.1:9")
+    assert snapshot(corpus) == before
+
+
+def test_an_entity_bomb_in_atom_is_refused_for_its_entities(tmp_path: Path) -> None:
+    entities = "".join(f' <!ENTITY lol{i} "{(f"&lol{i - 1};") * 10}">\n' for i in range(1, 10))
+    bomb = tmp_path / "bomb.xml"
+    bomb.write_text('<?xml version="1.0"?>\n<!DOCTYPE feed [\n <!ENTITY lol0 "lol">\n' + entities +
+                    ']>\n<feed xmlns="http://www.w3.org/2005/Atom"><entry><id>http://arxiv.org/abs/'
+                    '2401.00001v1</id><title>&lol9;</title><summary>x</summary></entry></feed>\n')
+    line = import_refused(tmp_path, bomb, "DOCTYPE or entity declarations is refused")
+    assert "unknown format" not in line
+
+
+# --- what held before this suite, kept -----------------------------------------------------------
+
+ATOM_HEAD = '<feed xmlns="http://www.w3.org/2005/Atom" xmlns:xi="http://www.w3.org/2001/XInclude">'
+
+
+@pytest.mark.parametrize("case", ["xxe", "dtd", "xinclude"])
+def test_atom_cannot_reach_local_files(case: str, tmp_path: Path) -> None:
+    entry = ("<entry><id>http://arxiv.org/abs/2401.00001v1</id><title>A title about kernels"
+             "</title><summary>{}</summary></entry>")
+    if case == "xinclude":
+        include = "An abstract about kernels. <xi:include href='/etc/passwd' parse='text'/>"
+        text = f"{ATOM_HEAD}{entry.format(include)}</feed>"
+        corpus = corpus_copy(tmp_path)
+        result = survey("import", str(_write(tmp_path / "xi.xml", text)), "--corpus", str(corpus))
+        assert result.returncode == 0, result.stderr
+        assert not [p for p in (corpus / "papers").glob("*.yaml") if "root:" in p.read_text()]
+        return
+    dtd = ('<!DOCTYPE feed [<!ENTITY x SYSTEM "file:///etc/passwd">]>' if case == "xxe"
+           else '<!DOCTYPE feed SYSTEM "http://example.org/feed.dtd">')
+    text = f'<?xml version="1.0"?>\n{dtd}\n{ATOM_HEAD}{entry.format("&x;" if case == "xxe" else "x")}</feed>'
+    line = import_refused(tmp_path, _write(tmp_path / f"{case}.xml", text), "DOCTYPE")
+    assert "root:" not in line
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_python_tags_in_a_corpus_file_run_nothing(tmp_path: Path) -> None:
+    corpus = corpus_copy(tmp_path)
+    marker = tmp_path / "pwned"
+    edit_paper(corpus, "topics:", f"authors: !!python/object/apply:os.system ['touch {marker}']\ntopics:")
+    problems = checked(corpus)
+    assert len(problems) == 1 and "malformed YAML" in problems[0]
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("case", ["slug", "listing-name", "title"])
+def test_no_name_leads_outside_the_corpus(case: str, tmp_path: Path) -> None:
+    corpus = corpus_copy(tmp_path)
+    outside = tmp_path / "outside"
+    if case == "slug":
+        edit_paper(corpus, f"slug: {PAPER}", "slug: ../../outside")
+        problems = checked(corpus)
+        assert any("field 'slug': '../../outside' is not a slug" in p for p in problems), problems
+        return
+    before = set(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    if case == "listing-name":
+        source = daily_papers(tmp_path, "x.json", "A title about kernels", "An abstract about kernels.")
+        before.add(source.relative_to(tmp_path))
+        result = survey("import", str(source), "--name", "../../outside", "--corpus", str(corpus))
+    else:
+        result = survey("add", "--title", "../../outside", "--abstract", "An abstract about kernels.",
+                        "--corpus", str(corpus))
+    assert result.returncode == 0, result.stderr
+    new = {p for p in (set(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) - before)}
+    assert new and all(p.parts[0] == "corpus" and p.parent.name in ("papers", "listings") for p in new), new
+    assert not outside.exists()
+
+
+@pytest.mark.parametrize("char", ["\x00", "\x1b", "\x9b"])
+def test_a_control_character_is_refused_when_read(char: str, tmp_path: Path) -> None:
+    source = daily_papers(tmp_path, "control.json", f"A {char} title")
+    import_refused(tmp_path, source, "field 'title': contains a control character")

@@ -1,0 +1,275 @@
+"""Writes are all or nothing (issue 24): `survey import`, `add`, `enrich` and `train`, killed at
+any point, leave the corpus as it was or, once `survey check` or the next writer has finished
+them, as a finished run leaves it; what they write is checked by `survey check`'s rules first.
+
+The kill points are deterministic: SURVEY_FAULT=kill-after=N (generator/corpus/journal.py) kills
+the command with SIGKILL before its N+1th file operation of a write, so every step of the
+write is hit; timed kills (SIGKILL to the process group) add the points before it.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, real_papers, snapshot, survey
+
+from generator.core.errors import SurveyError
+from generator.corpus.store import load_corpus
+from generator.sources.dedupe import Index
+
+DAY = {"SOURCE_DATE_EPOCH": "1795000000"}  # 2026-11-18: the same `added` date in every run
+KILLED = -signal.SIGKILL
+
+
+def run(*args: str, fault: str | None = None, kill_after_s: float | None = None,
+        kill_once: Path | None = None, then: float = 0.0) -> int:
+    """A real survey command; killed (the whole process group) after kill_after_s seconds, or
+    `then` seconds after the path kill_once appears."""
+    env = {**os.environ, **DAY, **({"SURVEY_FAULT": fault} if fault else {})}
+    proc = subprocess.Popen([sys.executable, "-m", "generator", *args], cwd=ROOT, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    if kill_once is not None:
+        while proc.poll() is None and not kill_once.exists():
+            time.sleep(0.001)
+        time.sleep(then)
+        kill_after_s = 0
+    try:
+        proc.wait(timeout=kill_after_s if kill_after_s is not None else 600)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    return proc.returncode
+
+
+def records(files: dict[str, bytes]) -> dict[str, bytes]:
+    """What a reader reads: everything but the writer's own .survey-* files."""
+    return {k: v for k, v in files.items() if not k.startswith(".survey-")}
+
+
+def copy(corpus: Path, to: Path) -> Path:
+    shutil.rmtree(to, ignore_errors=True)
+    shutil.copytree(corpus, to)
+    return to
+
+
+@pytest.fixture(scope="module")
+def real_slice(seeded_corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """300 real daily papers, plus the later ones that are also seed papers: an import of it
+    adds about 300 files and changes the 19 seed papers' files (arXiv id, authors, date)."""
+    items = json.loads(gzip.decompress(real_papers().read_bytes()))
+    corpus = load_corpus(seeded_corpus)
+    index = Index.of(corpus.papers, corpus.listings)
+    seen = [i for i, item in enumerate(items)
+            if index.match(item["paper"]["title"], item["paper"]["summary"], None)]
+    assert len(seen) == 19
+    path = tmp_path_factory.mktemp("slice") / "daily-papers.json"
+    path.write_text(json.dumps(items[:300] + [items[i] for i in seen if i >= 300]), encoding="utf-8")
+    return path
+
+
+@pytest.mark.slow
+def test_an_import_killed_at_any_point_is_applied_whole_or_not_at_all(
+        seeded_corpus: Path, real_slice: Path, tmp_path: Path) -> None:
+    before = snapshot(seeded_corpus)
+    done = copy(seeded_corpus, tmp_path / "done")
+    started = time.monotonic()
+    assert run("import", str(real_slice), "--corpus", str(done)) == 0
+    duration = time.monotonic() - started
+    finished = snapshot(done)
+    written = sorted(k for k, v in finished.items() if before.get(k) != v)
+    changed = [k for k in written if k in before]
+    assert len(changed) == 19 and len(written) > 300
+    n = len(written)
+    # File operations of the import's write: the lock (1), the staging folder (2), each staged
+    # file (3 .. n+2), manifest.part (n+3), the commit rename (n+4), each rename into place,
+    # the manifest's removal, the staging folder's, the lock's (2n+7).
+    commit_op = n + 4
+    points = sorted({0, 1, 2, 3, n // 2, n + 2, n + 3, commit_op, commit_op + 1, commit_op + n // 2,
+                     2 * n + 3, 2 * n + 4, 2 * n + 5, 2 * n + 6})
+    outcomes: dict[str, int] = {"before": 0, "finished": 0}
+
+    def after_kill(corpus: Path, label: str) -> str:
+        committed = (corpus / ".survey-write" / "manifest.json").exists()
+        if not committed:  # what a reader reads is the corpus before or after, nothing between
+            assert records(snapshot(corpus)) in (records(before), records(finished)), label
+        else:  # a half-applied corpus is refused by readers, in one line that says what to do
+            built = survey("build", "--out", str(tmp_path / "out"), "--corpus", str(corpus))
+            assert built.returncode == 1 and built.stderr.count("\n") == 1, (label, built.stderr)
+            assert "interrupted half applied; `survey check` finishes it" in built.stderr, label
+        checked = survey("check", "--corpus", str(corpus))
+        assert checked.returncode == 0 and "all valid" in checked.stdout, (label, checked.stderr)
+        now = snapshot(corpus)
+        outcome = "before" if now == before else "finished" if now == finished else "neither"
+        assert outcome != "neither", (label, sorted(set(now) ^ set(finished))[:5])
+        assert outcome == "finished" or not committed, label
+        assert run("import", str(real_slice), "--corpus", str(corpus)) == 0, label
+        assert snapshot(corpus) == finished, label
+        outcomes[outcome] += 1
+        return outcome
+
+    for k in points:
+        corpus = copy(seeded_corpus, tmp_path / "killed")
+        assert run("import", str(real_slice), "--corpus", str(corpus), fault=f"kill-after={k}") == KILLED
+        if k == commit_op + n // 2:  # and `survey check` killed while it finishes the write
+            assert run("check", "--corpus", str(corpus), fault="kill-after=5") == KILLED
+        outcome = after_kill(corpus, f"kill-after={k}")
+        assert outcome == ("finished" if k >= commit_op else "before"), k
+    timed: dict[str, int] = {"before": 0, "finished": 0}
+    for fraction in (0.2, 0.5, 0.8, 0.95, 1.05):  # mostly while it reads and classifies
+        corpus = copy(seeded_corpus, tmp_path / "killed")
+        run("import", str(real_slice), "--corpus", str(corpus), kill_after_s=duration * fraction)
+        timed[after_kill(corpus, f"killed at {fraction:.0%} of {duration:.1f} s")] += 1
+    for then in (0.0, 0.05, 0.2):  # once the write has begun: staged, committed or applied
+        corpus = copy(seeded_corpus, tmp_path / "killed")
+        run("import", str(real_slice), "--corpus", str(corpus), kill_once=corpus / ".survey-write", then=then)
+        timed[after_kill(corpus, f"killed {then} s into the write")] += 1
+    print(f"\nimport of {n} files killed at {len(points)} file operations and 8 times "
+          f"({timed}): {outcomes}")
+    assert outcomes["before"] >= 8 and outcomes["finished"] >= 7
+
+
+@pytest.mark.slow
+def test_an_add_killed_at_each_step_adds_the_paper_or_nothing(tmp_path: Path) -> None:
+    source = copy(ROOT / "corpus", tmp_path / "source")
+    before = snapshot(source)
+    args = ("add", "--title", "Sharded Checkpoints at Scale", "--abstract",
+            "We write model checkpoints in parallel shards.")
+    done = copy(source, tmp_path / "done")
+    assert run(*args, "--corpus", str(done)) == 0
+    finished = snapshot(done)
+    # the lock, staging folder, the file, manifest.part, commit, rename, cleanup (3)
+    for k in range(9):
+        corpus = copy(source, tmp_path / "killed")
+        assert run(*args, "--corpus", str(corpus), fault=f"kill-after={k}") == KILLED
+        assert survey("check", "--corpus", str(corpus)).returncode == 0
+        assert snapshot(corpus) == (finished if k >= 5 else before), k
+
+
+@pytest.mark.slow
+def test_an_enrich_killed_while_writing_enriches_all_or_nothing(
+        seeded_corpus: Path, real_slice: Path, tmp_path: Path) -> None:
+    args = ("enrich", "--web", "none", "--from", str(real_slice))
+    before = snapshot(seeded_corpus)
+    done = copy(seeded_corpus, tmp_path / "done")
+    assert run(*args, "--corpus", str(done)) == 0
+    finished = snapshot(done)
+    n = sum(1 for k, v in finished.items() if before.get(k) != v)
+    assert n == 19
+    for k in (2, 10, n + 3, n + 4, n + 10, 2 * n + 5):
+        corpus = copy(seeded_corpus, tmp_path / "killed")
+        assert run(*args, "--corpus", str(corpus), fault=f"kill-after={k}") == KILLED
+        assert survey("check", "--corpus", str(corpus)).returncode == 0
+        assert snapshot(corpus) == (finished if k >= n + 4 else before), k
+
+
+@pytest.mark.slow
+def test_a_train_killed_while_writing_keeps_the_old_model_or_writes_the_new(tmp_path: Path) -> None:
+    texts = str(real_papers())
+    corpus = copy(ROOT / "corpus", tmp_path / "corpus")
+    model = corpus / "topic_model.yaml"
+    text = model.read_text(encoding="utf-8")
+    model.write_text(text.replace("bias: -2.1425", "bias: -2.5", 1), encoding="utf-8")
+    old = model.read_bytes()
+    # the lock, the staging folder, the file, manifest.part: killed before the commit
+    assert run("train", "--texts", texts, "--corpus", str(corpus), fault="kill-after=4") == KILLED
+    assert survey("check", "--corpus", str(corpus)).returncode == 0
+    assert model.read_bytes() == old and not (corpus / ".survey-write").exists()
+    # killed after it: the file is the one the run staged, once `survey check` has finished it
+    assert run("train", "--texts", texts, "--corpus", str(corpus), fault="kill-after=5") == KILLED
+    manifest = json.loads((corpus / ".survey-write" / "manifest.json").read_text(encoding="utf-8"))
+    [entry] = manifest["files"]
+    checked = survey("check", "--corpus", str(corpus))
+    assert checked.returncode == 0 and "finished the interrupted write" in checked.stdout
+    assert hashlib.sha256(model.read_bytes()).hexdigest() == entry["sha256"] and model.read_bytes() != old
+    assert sorted(p.name for p in corpus.iterdir()) == ["listings", "papers", "taxonomy.yaml",
+                                                         "topic_model.yaml"]
+
+
+def test_an_import_name_that_check_refuses_is_refused_before_anything_is_written(tmp_path: Path) -> None:
+    corpus = copy(ROOT / "corpus", tmp_path / "corpus")
+    before = snapshot(corpus)
+    result = survey("import", str(ROOT / "tests" / "fixtures" / "daily_papers.json"), "--name", "Foo  Bar",
+                    "--corpus", str(corpus))
+    assert result.returncode == 1
+    assert result.stderr.endswith(
+        "listings/foo-bar.yaml: entry foo-bar: field 'name': must be one line without leading, "
+        "trailing or repeated spaces\n") and result.stderr.startswith("survey import: nothing written: ")
+    assert result.stderr.count("\n") == 1
+    assert snapshot(corpus) == before
+
+
+def test_every_write_is_checked_with_the_rules_of_survey_check(tmp_path: Path) -> None:
+    from generator.corpus.writes import write_files
+
+    corpus_dir = copy(ROOT / "corpus", tmp_path / "corpus")
+    before = snapshot(corpus_dir)
+    corpus = load_corpus(corpus_dir)
+    some = corpus.sorted_papers()[0]
+    copied = some.file.replace(some.slug, "a-copy")
+    text = (corpus_dir / some.file).read_text(encoding="utf-8").replace(f"slug: {some.slug}", "slug: a-copy")
+    cases = {
+        "the schema": [("papers/x.yaml", "slug: x\ntitle: X\nabstract: A.\ntopics: [servng]\n")],
+        "a known topic": [("papers/x.yaml", "slug: x\ntitle: X\nabstract: A.\ntopics: [servng]\ntags: []\n")],
+        "no duplicate": [(copied, text)],
+        "listings point at papers": [("listings/l.yaml", "slug: l\nname: L\nsource: text\norigin: o\n"
+                                      "sha256: s\nentries:\n- paper: nowhere\n  title: T\n")],
+        "the model's topics": [("topic_model.yaml", "topics:\n  cooking: {bias: 0, weights: {}}\n")],
+        "a file of the corpus": [("notes.yaml", "a: b\n")],
+    }
+    expected = {
+        "the schema": "field 'tags': is required",
+        "a known topic": "unknown topic 'servng'",
+        "no duplicate": "(same title); merge the two files",
+        "listings point at papers": "points at 'nowhere', which is not in papers/",
+        "the model's topics": "entry cooking: not a topic of the taxonomy",
+        "a file of the corpus": "not a file of the corpus",
+    }
+    good = ("papers/fine.yaml", "slug: fine\ntitle: Fine\nabstract: A.\ntopics: []\ntags: []\n")
+    for case, files in cases.items():
+        with pytest.raises(SurveyError) as caught:
+            write_files(corpus, [good, *files])
+        assert str(caught.value).startswith("nothing written: ") and expected[case] in str(caught.value), case
+        assert snapshot(corpus_dir) == before, case
+    assert write_files(corpus, [good]) == ["papers/fine.yaml"]
+    assert survey("check", "--corpus", str(corpus_dir)).returncode == 0
+
+
+def test_a_leftover_temporary_file_is_named_as_one_never_read_as_a_paper(tmp_path: Path) -> None:
+    """What an older survey left when killed (issue 24): `survey check` said "expected a
+    mapping of fields, found nothing"."""
+    corpus = copy(ROOT / "corpus", tmp_path / "corpus")
+    (corpus / "papers" / ".tmp-k2j4_x.yaml").write_text("", encoding="utf-8")
+    checked = survey("check", "--corpus", str(corpus))
+    assert checked.returncode == 0, checked.stderr
+    shown = os.path.relpath(corpus / "papers" / ".tmp-k2j4_x.yaml", ROOT)
+    assert (f"survey check: {shown}: a hidden file, not read: the leftover of a write an older "
+            f"survey interrupted; delete it\n") in checked.stdout
+    assert survey("build", "--out", str(tmp_path / "out"), "--corpus", str(corpus)).returncode == 0
+    added = survey("add", "--title", "T", "--abstract", "A.", "--corpus", str(corpus))
+    assert added.returncode == 0, added.stderr
+
+
+def test_a_leftover_staging_folder_is_never_read_and_is_discarded(tmp_path: Path) -> None:
+    corpus = copy(ROOT / "corpus", tmp_path / "corpus")
+    before = snapshot(corpus)
+    args = ("add", "--title", "Sharded Checkpoints at Scale", "--abstract", "We write shards.",
+            "--corpus", str(corpus))
+    assert run(*args, fault="kill-after=3") == KILLED  # staged, not committed
+    assert (corpus / ".survey-write" / "files" / "papers").is_dir()
+    assert load_corpus(corpus).papers.keys() == load_corpus(ROOT / "corpus").papers.keys()
+    result = survey(*args)  # the next writer discards it, says so, and writes its own
+    assert result.returncode == 0
+    assert result.stderr.startswith("survey add: removed ")
+    assert "the leftover of an interrupted write of pid" in result.stderr
+    assert "none of it had been applied" in result.stderr.splitlines()[0]
+    assert {k for k in snapshot(corpus) if k not in before} == {"papers/sharded-checkpoints-at-scale.yaml"}
