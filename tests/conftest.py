@@ -6,11 +6,12 @@ import shutil
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Container, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data"
@@ -52,6 +53,20 @@ def real_papers() -> Path:
     pytest.skip(f"the real papers are not beside this checkout ({REAL_PAPERS})")
 
 
+REAL_BIB = ROOT.parent / "shared" / "bib"
+
+
+def real_bib_files() -> list[Path]:
+    """The four real BibTeX files beside this checkout (../shared/bib/), skipped or failed like
+    real_papers() where they are absent."""
+    files = sorted(REAL_BIB.glob("*.bib"))
+    if len(files) == 4:
+        return files
+    if os.environ.get("SURVEY_REAL_DATA") == "required":
+        pytest.fail(f"the four .bib files of {REAL_BIB} are missing, and SURVEY_REAL_DATA=required")
+    pytest.skip(f"the real BibTeX files are not beside this checkout ({REAL_BIB})")
+
+
 def survey(*args: str, cwd: Path | None = None, input: str | None = None,
            env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """Run the real `survey` command line in a subprocess."""
@@ -63,6 +78,28 @@ def survey(*args: str, cwd: Path | None = None, input: str | None = None,
 
 def snapshot(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def unfill(corpus: Path, source: str, slugs: Container[str] | None = None) -> None:
+    """The corpus as it was before `survey enrich` read the sources whose name starts with
+    `source`: every field they filled (of the papers `slugs`, or all) taken out again."""
+    for path in sorted((corpus / "papers").glob("*.yaml")):
+        if slugs is not None and path.stem not in slugs:
+            continue
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        fills = [e for e in data.get("enriched", []) if e["source"].startswith(source)]
+        for fill in fills:
+            for name in fill["fields"]:
+                if name.startswith("links."):
+                    del data["links"][name.split(".", 1)[1]]
+                else:
+                    del data[name]
+            data["enriched"].remove(fill)
+        for name in ("links", "enriched"):
+            if name in data and not data[name]:
+                del data[name]
+        if fills:
+            path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
 
 
 def new_corpus(tmp: Path) -> Path:

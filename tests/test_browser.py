@@ -18,6 +18,7 @@ import os
 import re
 import shutil
 import threading
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -585,7 +586,7 @@ def test_the_search_page_shows_results_before_the_counts(
     entry = json.loads((bundle / "pagefind-entry.json").read_text())
     meta = read_pagefind(bundle / f"pagefind.{entry['languages']['en']['hash']}.pf_meta")
     others = {f"/pagefind/filter/{chunk}.pf_filter" for name, chunk in meta[3] if name != "topic"}
-    assert len(others) == 3  # tag, year, listing
+    assert len(others) == 4  # tag, year, listing, author
     held: list[Any] = []
     page.route(lambda url: urlsplit(url).path.endswith(tuple(others)), lambda route: held.append(route))
     goto(tab, site_base + "search/?q=pipeline")
@@ -642,6 +643,57 @@ def test_a_filter_narrows_the_results_and_its_url_reloads_the_view(site_base: st
     assert result_count(page) == len([p for p in CORPUS_PAPERS if "kernels" in p.topics])
     # the search page draws the results first and the facet counts after them
     page.wait_for_function("document.querySelectorAll('.survey-facet__count').length > 4")
+    tab.assert_clean()
+
+
+def result_slugs(page: Page) -> list[str]:
+    paths = page.eval_on_selector_all(".survey-result__link", "links => links.map(a => a.pathname)")
+    return sorted(path.rstrip("/").rsplit("/", 1)[1] for path in paths)
+
+
+def test_an_author_name_opens_every_paper_of_that_author(site_base: str, desktop: Tab) -> None:
+    """A paper's page links each author's name to the search page's author filter: there, every
+    paper of that author and no other; unchecking the author gives every paper back."""
+    tab, page = desktop, desktop.page
+    counts = Counter(name for p in CORPUS_PAPERS for name in set(p.authors))
+    author, n = min(counts.items(), key=lambda item: (-item[1], item[0]))  # the most papers
+    theirs = sorted(p.slug for p in CORPUS_PAPERS if author in p.authors)
+    assert n == len(theirs) >= 2
+    goto(tab, site_base + f"papers/{theirs[-1]}/")
+    page.locator("article a", has_text=re.compile(f"^{re.escape(author)}$")).click()
+    page.wait_for_url(re.compile(r"/search/\?author="))
+    page.wait_for_function("(n) => document.querySelectorAll('.survey-result__link').length === n", arg=n)
+    assert page.locator(".survey-search__status").inner_text() == f"{n} papers by {author}, newest first"
+    assert result_slugs(page) == theirs
+    chosen = page.locator(".survey-facet input[name=author]").first
+    chosen.wait_for()  # the facets come after the results
+    assert chosen.is_checked() and chosen.get_attribute("value") == author
+    chosen.uncheck()
+    page.wait_for_url(lambda url: "author=" not in url)
+    status = "parseInt(document.querySelector('.survey-search__status').innerText)"
+    page.wait_for_function(f"(n) => {status} === n",
+                           arg=len(CORPUS_PAPERS))
+    tab.assert_clean()
+
+
+def test_a_hostile_author_name_finds_its_one_paper(
+        hostile_site: tuple[str, list[tuple[str, str, str]]], desktop: Tab) -> None:
+    """Whatever a name holds (`&amp;`, quotes, a backslash, markup), its link finds its paper."""
+    from test_site import hostile_author
+
+    base, papers = hostile_site
+    tab, page = desktop, desktop.page
+    for slug, title, _ in papers:
+        name = hostile_author(title.split(": ", 1)[1])
+        goto(tab, base + f"papers/{slug}/")
+        page.locator("article a[href*='search/?author=']").click()
+        page.wait_for_url(re.compile(r"/search/\?author="))
+        page.locator(".survey-result__link").first.wait_for()
+        shown = name.replace('"', "\uff02").replace("\\", "\uff3c")  # as Pagefind can match it
+        status = page.locator(".survey-search__status").inner_text()
+        assert status == f"1 paper by {shown}, newest first", slug
+        assert result_slugs(page) == [slug]
+    assert tab.dialogs == []
     tab.assert_clean()
 
 

@@ -76,7 +76,7 @@ def test_check_reports_one_line_per_problem(tmp_path: Path) -> None:
     assert result.returncode == 1
     lines = result.stderr.strip().splitlines()
     problems, summary = lines[:-1], lines[-1]
-    assert summary == "survey check: 7 problem(s)"
+    assert summary == "survey check: 8 problem(s)"
     text = "\n".join(problems)
     assert ("2bp-2-stage-backpropagation.yaml:4:1: malformed YAML: while scanning a quoted scalar "
             "that starts at line 2, column 8: found unexpected end of stream") in text
@@ -85,6 +85,8 @@ def test_check_reports_one_line_per_problem(tmp_path: Path) -> None:
     assert "field 'topics[0]': unknown topic 'servng'" in text
     assert ("breadth-first-pipeline-parallelism-copy.yaml: entry breadth-first-pipeline-parallelism-copy: "
             "field 'title': the same paper as ") in text
+    assert ("breadth-first-pipeline-parallelism-copy.yaml: entry breadth-first-pipeline-parallelism-copy: "
+            "field 'arxiv': the same paper as ") in text
     assert "renamed.yaml: entry rewrite-the-stars: field 'slug': slug 'rewrite-the-stars' does not " \
            "match the file name" in text
     assert "field 'links.code': 'javascript:alert(1)' is not an http(s) URL" in text

@@ -354,6 +354,12 @@ ALL_EXTENSIONS = [
 ]
 
 
+def hostile_author(text: str) -> str:
+    """An author's name holding the hostile text: it is a link's text, and the search filter
+    in that link's target."""
+    return f"Ann {text} Doe"
+
+
 def hostile_project(tmp_path: Path) -> tuple[Path, list[tuple[str, str, str]]]:
     corpus = tmp_path / "corpus"
     (corpus / "papers").mkdir(parents=True)
@@ -366,7 +372,7 @@ def hostile_project(tmp_path: Path) -> tuple[Path, list[tuple[str, str, str]]]:
         title = f"Paper {i}: {text}"
         abstract = f"{text} starts the abstract; then {text} in the middle, and it ends with {text}"
         paper = Paper(slug=f"hostile-{i}", title=title, abstract=abstract, topics=["kernels"],
-                      tags=["cuda"])
+                      tags=["cuda"], authors=[hostile_author(text)])
         (corpus / "papers" / f"hostile-{i}.yaml").write_text(paper_text(paper))
         papers.append((paper.slug, title, abstract))
     project = make_project(tmp_path, corpus)
@@ -388,6 +394,10 @@ def test_corpus_text_is_shown_literally_whatever_the_extensions(tmp_path: Path) 
         assert not page.find(id="abstract").find_next("p").find("a")  # nothing autolinked
         assert page.title.get_text() == f"{title} - ML Systems Survey"
         assert topic.find("a", href=f"../../papers/{slug}/").get_text() == title
+        name = hostile_author(title.split(": ", 1)[1])
+        author = content(page).find("strong", string="Authors:").find_next("a")
+        assert (author.get_text(), author["href"]) == (
+            name, "../../search/?author=" + urllib.parse.quote(name, safe="/"))
         assert not page.select("article img, article script, article abbr, article code, "
                                "article mark, article del, article sup, article .arithmatex")
         assert not [a for a in page.find_all("a", href=True) if a["href"].startswith("javascript:")]

@@ -1,5 +1,6 @@
 // Search with Pagefind (https://pagefind.app): the header's box answers as you type, the search
-// page (search/) adds filters by topic, tag, year and listing, kept in its URL. The index lives in
+// page (search/) adds filters by topic, tag, year, listing and author, kept in its URL (a paper's
+// page links each author's name to search/?author=NAME: every paper of that author). The index lives in
 // pagefind/ at the site root and is fetched in small pieces, only those a query needs.
 // Pagefind's script, its WebAssembly and the index's meta file load before the first query: on
 // the pages a reader comes to search from (the home page and the search page) the theme starts
@@ -16,7 +17,14 @@
 
   var script = document.currentScript;
   var root = new URL("../", script ? script.src : location.href);  // this file is assets/search.js
-  var FACETS = [["topic", "Topic"], ["year", "Year"], ["listing", "Listing"], ["tag", "Tag"]];
+  var FACETS = [["topic", "Topic"], ["year", "Year"], ["listing", "Listing"], ["tag", "Tag"],
+                ["author", "Author"]];
+  // Authors are many (39,561 in 9,109 real papers): the author facet lists the chosen ones and
+  // those with the most papers among the results, not all of them.
+  var AUTHORS_SHOWN = 10;
+  // Pagefind matches no filter value holding " or \ (it reads a search's filters without JSON's
+  // escapes): the pages index an author's name with their fullwidth forms (templates/theme/main.html).
+  function authorKey(name) { return name.replace(/"/g, "\uff02").replace(/\\/g, "\uff3c"); }
   var QUICK = 8, PAGE = 20;
   var loading = null;
 
@@ -319,6 +327,7 @@
     var filters = {};
     FACETS.forEach(function (f) {
       var values = params.getAll(f[0]);
+      if (f[0] === "author") values = values.map(authorKey);
       if (values.length) filters[f[0]] = values;
     });
     return { q: params.get("q") || "", sort: params.get("sort") || "", filters: filters };
@@ -363,6 +372,12 @@
         var values = facetOrder(name, known).filter(function (v) {
           return (counts[name] || {})[v] > 0 || chosen.indexOf(v) >= 0;
         });
+        if (name === "author") {
+          var here = counts.author || {};
+          values = chosen.concat(facetOrder(name, here).filter(function (v) {
+            return here[v] > 0 && chosen.indexOf(v) < 0;
+          }).slice(0, AUTHORS_SHOWN));
+        }
         if (!values.length) return;
         var box = el("fieldset", "survey-facet");
         box.appendChild(el("legend", "survey-facet__name", f[1]));
@@ -408,6 +423,7 @@
           if (mine !== ticket || drawn !== drawing) return;
           results.replaceChildren();
           var what = (n === 1 ? "1 paper" : n + " papers") + (view.waiting ? " so far" : "");
+          if (state.filters.author) what += " by " + state.filters.author.join(" or ");
           var status = words ? what + " match " + JSON.stringify(words) : what + ", newest first";
           if (view.waiting) {
             status += " (searching " + view.waiting + " more part" + (view.waiting > 1 ? "s" : "") + " of the index…)";

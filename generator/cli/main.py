@@ -35,7 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("import", help="add or merge papers from listing text, saved HF pages, "
-                                      "daily-papers JSON or arXiv Atom")
+                                      "daily-papers JSON, arXiv Atom or BibTeX")
     p.add_argument("paths", nargs="+", metavar="PATH")
     p.add_argument("--name", help="the listing's name (one listing at a time)")
     p.add_argument("--on-topic", action="store_true",
@@ -97,9 +97,10 @@ def build_parser() -> argparse.ArgumentParser:
     _corpus_arg(p)
 
     p = sub.add_parser("enrich", help="fill in missing arXiv ids, authors, dates and links from "
-                                      "daily-papers JSON files and public metadata APIs")
+                                      "daily-papers JSON or BibTeX files and public metadata APIs")
     p.add_argument("--from", dest="files", action="append", default=[], metavar="FILE",
-                   help="a daily-papers JSON file (.json or .json.gz) to take metadata from (repeatable)")
+                   help="a daily-papers JSON file (.json or .json.gz) or a BibTeX file (.bib) to take "
+                        "metadata from (repeatable)")
     p.add_argument("--web", default="arxiv,s2,openalex", metavar="LIST",
                    help="the APIs to ask, in order: arxiv, s2 (Semantic Scholar), openalex; "
                         "'none' for files only (default: %(default)s)")

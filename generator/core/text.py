@@ -149,3 +149,74 @@ def plain_tex(text: str) -> str:
     text = _TEX_WORD.sub(lambda m: _TEX_WORDS[m.group(1)], text)
     text = _TEX_SPACE.sub(" ", text)
     return _TEX_SPECIAL.sub(r"\1", text)
+
+
+# BibTeX fields are LaTeX source: braces group (`{GPU}s` keeps a capital under a bibliography
+# style that lowercases), accents come in every form (`{\'e}`, `\'{e}`, `\c{c}`, `{\o}`),
+# dashes are `--` and `---`, a tie `~` is a space. `typeset_tex` reads all of it as a page shows
+# it; math and authors' own macros stay as written, as `plain_tex` keeps them.
+_TEX_LETTER_ACCENTS = {"=": "\u0304", ".": "\u0307", "c": "\u0327", "v": "\u030c", "u": "\u0306",
+                       "H": "\u030b", "k": "\u0328", "r": "\u030a", "d": "\u0323", "b": "\u0331"}
+_TEX_LETTERS = {"ss": "ß", "ae": "æ", "AE": "Æ", "oe": "œ", "OE": "Œ", "aa": "å", "AA": "Å",
+                "o": "ø", "O": "Ø", "l": "ł", "L": "Ł", "i": "ı", "j": "ȷ"}
+_TEX_MORE_WORDS = {r"\ldots": "…", r"\dots": "…", r"\textendash": "–", r"\textemdash": "—",
+                   r"\textasciitilde": "~", r"\textasciicircum": "^", r"\textbackslash": "\\",
+                   r"\textquotesingle": "'",
+                   r"\textbar": "|", r"\S": "§", r"\P": "¶", r"\copyright": "©", r"\pounds": "£"}
+_TEX_SWITCHES = ("em", "bf", "it", "sc", "tt", "rm", "sf", "sl", "bfseries", "itshape", "scshape",
+                 "ttfamily", "normalfont", "upshape", "mdseries", "rmfamily", "sffamily")
+_TEX_STYLES = ("textbf", "textit", "textsc", "texttt", "textrm", "textsf", "textup", "textmd", "textsl",
+               "textnormal", "emph", "underline", "mbox", "hbox", "text")
+_TEX_ALL_WORDS = {**_TEX_WORDS, **_TEX_MORE_WORDS}
+_BASE = r"(?:\\[ij](?![A-Za-z])|[A-Za-z])"
+_TEX_TOKEN = re.compile(
+    r"(?P<math>(?<!\\)\$[^$]*(?<!\\)\$)"  # math: kept as written
+    r"|(?P<link>https?://[^\s{}]+)"  # a bare URL: no dash or tie in it is read
+    r"|\\url\{(?P<url>[^{}\s]*)\}"
+    r"|\\href\{(?P<href>[^{}\s]*)\}\{(?P<label>[^{}\\]*)\}"
+    r"|\\(?P<special>[%&$#_{}])"
+    rf"|\\(?P<accent>['\"`^~=.])\s*(?:\{{\s*(?P<base>{_BASE})\s*\}}|(?P<bare>{_BASE}))"
+    rf"|\\(?P<letter_accent>[cvuHkrdb])(?:\s*\{{\s*(?P<lbase>{_BASE})\s*\}}|\s+(?P<lbare>[A-Za-z]))"
+    rf"|\\(?P<letter>{'|'.join(sorted(_TEX_LETTERS, key=len, reverse=True))})(?![A-Za-z])\s*"
+    rf"|(?P<word>{'|'.join(re.escape(w) for w in sorted(_TEX_ALL_WORDS, key=len, reverse=True))})(?![A-Za-z])"
+    rf"|\\(?:{'|'.join(_TEX_STYLES)})\s*(?=\{{)"  # the group's braces go below
+    rf"|\\(?:{'|'.join(_TEX_SWITCHES)})(?![A-Za-z])\s*"
+    r"|\\~\{\}"  # a tilde character
+    r"|(?P<space>\\[ ,;:>]|\\\\)|\\[!/-]"
+    r"|(?P<dash>---?)|``|''|~|[{}]"
+    r"|(?P<macro>\\[A-Za-z]+(?:\{[^{}]*\})*)"  # an author's own macro (`\cite{x}`): kept whole
+)
+_TEX_FIXED = {"\\~{}": "~", "---": "—", "--": "–", "``": "“", "''": "”", "~": " ", "{": "", "}": ""}
+
+
+def _accented(base: str, mark: str) -> str:
+    letter = {"\\i": "i", "\\j": "j"}.get(base, base)
+    return unicodedata.normalize("NFC", letter + mark)
+
+
+def _tex_token(m: re.Match[str]) -> str:
+    kind = m.lastgroup
+    if kind == "math" and m.group(0) in ("$\\{$", "$\\}$"):  # a brace written as math, as Scholar does
+        return m.group(0)[2]
+    if kind in ("math", "link", "url", "special", "macro"):
+        return m.group(kind)
+    if kind == "label" or m.group("href") is not None:
+        return f"{m.group('label')} ({m.group('href')})" if m.group("label") else m.group("href")
+    if m.group("accent"):
+        return _accented(m.group("base") or m.group("bare"), _TEX_ACCENTS.get(m.group("accent"))
+                         or _TEX_LETTER_ACCENTS[m.group("accent")])
+    if m.group("letter_accent"):
+        return _accented(m.group("lbase") or m.group("lbare"), _TEX_LETTER_ACCENTS[m.group("letter_accent")])
+    if m.group("letter"):
+        return _TEX_LETTERS[m.group("letter")]
+    if m.group("word"):
+        return _TEX_ALL_WORDS[m.group("word")]
+    if m.group("space"):
+        return " "
+    return _TEX_FIXED.get(m.group(0), "")
+
+
+def typeset_tex(text: str) -> str:
+    """A BibTeX field as a reader sees it once LaTeX has typeset it, on one line:
+    `J{\\'e}gou` is `Jégou`, `{GPU}s` is `GPUs`, `122--131` is `122–131`, `\\&` is `&`."""
+    return squash(_TEX_TOKEN.sub(_tex_token, text))

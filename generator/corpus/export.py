@@ -123,8 +123,13 @@ _BIBTEX_SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "&": r"\&"
 _BIBTEX_TABLE = str.maketrans(_BIBTEX_SPECIAL)
 
 
+# LaTeX typesets `--` as a dash and two quote marks as a curly quote: an empty group between
+# them keeps every character as the corpus has it (the BibTeX reader reads the file back exactly).
+_BIBTEX_LIGATURE = re.compile(r"([-`'])(?=\1)")
+
+
 def _bibtex_text(text: str) -> str:
-    return text.translate(_BIBTEX_TABLE)
+    return _BIBTEX_LIGATURE.sub(r"\1{}", text.translate(_BIBTEX_TABLE))
 
 
 def citation_year(paper: Paper) -> str | None:

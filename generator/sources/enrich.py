@@ -1,78 +1,30 @@
 """`survey enrich`: fill in the arXiv id, authors, date and links of papers that lack them.
 
-Where from: daily-papers JSON files given with --from (read like `survey import` reads them),
-then, per paper, arXiv's API searched by title, Semantic Scholar's title match and OpenAlex's
-search. A record found there is the paper only when
-- its normalised title equals one of the paper's titles (and, when both have an abstract, the
-  abstracts are not plainly of two different works), or
-- its title is close and the abstracts say it is the same work.
-Anything less certain is listed for a person and never written. Only empty fields are filled;
-a field named in `curated` is never touched; each fill is recorded under `enriched` with its
-source and the day it was fetched.
-
-Every web answer is kept in a cache folder; with --offline only the cache is read, so a run can
-be repeated without the network and gives the same files.
+Where from: files given with --from (read like `survey import` reads them), then, per paper,
+arXiv's API searched by title, Semantic Scholar's title match and OpenAlex's search
+(`apis.py`). Whether a record found there is the paper, and what it may fill, is decided in
+`metadata.py`; anything less certain is listed for a person and never written.
 """
 
 from __future__ import annotations
 
-import copy
-import difflib
-import hashlib
-import json
-import os
-import re
-import time
-import urllib.error
-import urllib.parse
-import urllib.request
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from ..core.errors import SourceError, SurveyError
-from ..core.text import match_key, shingles
 from ..core.yamlio import load_yaml
 from ..corpus.check import duplicate_problems
-from ..corpus.model import ARXIV_RE, URL_RE, Enriched, Paper
+from ..corpus.model import Paper
 from ..corpus.store import Corpus, paper_text
 from ..corpus.writes import write_files
+from .apis import WEB_SOURCES, Unreachable, Web
 from .dedupe import Index
 from .intake import read_bytes
+from .metadata import Record, additions, apply, judge, lacking
 from .readers import FORMATS, RawEntry, parse_source
 
-ARXIV_API = "https://export.arxiv.org/api/query"
-S2_API = "https://api.semanticscholar.org/graph/v1"
-OPENALEX_API = "https://api.openalex.org"
-TIMEOUT = 30
-USER_AGENT = "survey-enrich (ml-systems-survey; https://github.com/)"
-
-# A close title: at least this alike (difflib ratio of the normalised titles)...
-CLOSE_TITLE = 0.85
-# ...and abstracts sharing at least this share of their word 3-grams (dedupe's "same abstract").
-SAME_ABSTRACT = 0.5
-# An exact title whose abstract shares less than this is another work with the same title.
-OTHER_WORK = 0.1
-FIELDS = ("arxiv", "authors", "date")
-
-
-@dataclass
-class Record:
-    """What one source says about one work."""
-
-    source: str
-    fetched: str
-    title: str
-    abstract: str | None = None
-    arxiv: str | None = None
-    authors: list[str] = field(default_factory=list)
-    date: str | None = None
-    links: dict[str, str] = field(default_factory=dict)
-    ref: str = ""  # how a person finds it again: an id or a URL
-
-    def shown(self) -> str:
-        return f"{self.source}: {self.title!r}" + (f" ({self.ref})" if self.ref else "")
+__all__ = ["WEB_SOURCES", "Enricher", "Report", "Web", "file_records"]  # what `survey enrich` calls
 
 
 @dataclass
@@ -111,247 +63,9 @@ class Report:
         return "\n".join(out) + "\n"
 
 
-def lacking(paper: Paper) -> list[str]:
-    """The fields enrich may still fill on this paper."""
-    return [name for name in FIELDS if not getattr(paper, name) and name not in paper.curated]
-
-
-# --- is this record the paper? ------------------------------------------------------------
-
-
-def _overlap(a: str, b: str) -> float:
-    x, y = shingles(a), shingles(b)
-    return len(x & y) / len(x | y) if x and y else 0.0
-
-
-def judge(paper: Paper, record: Record) -> tuple[str, str] | None:
-    """("accept", how), ("review", why), or None when the record is plainly another paper."""
-    key = match_key(record.title)
-    if not key:
-        return None
-    titles = [match_key(t) for t in paper.titles]
-    same_abstract = _overlap(paper.abstract, record.abstract) if record.abstract else None
-    if key in titles:
-        if same_abstract is not None and same_abstract < OTHER_WORK:
-            return "review", (f"same title, but the abstracts share only {same_abstract:.0%} of "
-                              f"their wording")
-        return "accept", "same title"
-    alike = max(difflib.SequenceMatcher(None, key, t).ratio() for t in titles)
-    if alike >= CLOSE_TITLE:
-        if same_abstract is not None and same_abstract >= SAME_ABSTRACT:
-            return "accept", f"titles {alike:.0%} alike, abstracts {same_abstract:.0%} alike"
-        why = ("no abstract to confirm it" if same_abstract is None
-               else f"abstracts only {same_abstract:.0%} alike")
-        return "review", f"titles {alike:.0%} alike, {why}"
-    if same_abstract is not None and same_abstract >= SAME_ABSTRACT:
-        return "review", f"abstracts {same_abstract:.0%} alike under another title"
-    return None
-
-
-# --- what a record adds ---------------------------------------------------------------------
-
-
-def additions(paper: Paper, record: Record, arxiv_taken: dict[str, str]) -> dict[str, Any]:
-    """The fields this record fills on this paper: empty ones only, never curated ones."""
-    out: dict[str, Any] = {}
-    if (record.arxiv and not paper.arxiv and "arxiv" not in paper.curated
-            and arxiv_taken.get(record.arxiv, paper.slug) == paper.slug):
-        out["arxiv"] = record.arxiv
-    if record.authors and not paper.authors and "authors" not in paper.curated \
-            and len(set(record.authors)) == len(record.authors):
-        out["authors"] = list(record.authors)
-    if record.date and not paper.date and "date" not in paper.curated:
-        out["date"] = record.date
-    if "links" not in paper.curated:
-        for kind, url in sorted(record.links.items()):
-            if kind in paper.links or not URL_RE.match(url):
-                continue
-            if kind == "pdf" and (paper.arxiv or "arxiv" in out):
-                continue  # the arXiv id gives the PDF link already
-            out[f"links.{kind}"] = url
-    return out
-
-
-def apply(paper: Paper, record: Record, found: dict[str, Any]) -> Paper:
-    updated = copy.deepcopy(paper)
-    for name, value in found.items():
-        if name.startswith("links."):
-            updated.links[name.split(".", 1)[1]] = value
-        else:
-            setattr(updated, name, value)
-    updated.enriched.append(Enriched(source=record.source, fetched=record.fetched, fields=list(found)))
-    return updated
-
-
-# --- the web, through a cache ---------------------------------------------------------------
-
-
-class Unreachable(SurveyError):
-    pass
-
-
-class Web:
-    """GET with a cache folder: one JSON file per URL, holding the body and the day fetched."""
-
-    def __init__(self, cache: Path, today: str, *, offline: bool = False, delay: float = 0.0) -> None:
-        self.cache, self.today, self.offline, self.delay = cache, today, offline, delay
-        self._last: dict[str, float] = {}
-        self.fetches = 0  # requests that went to the network
-
-    def _file(self, url: str) -> Path:
-        return self.cache / f"{hashlib.sha256(url.encode()).hexdigest()[:32]}.json"
-
-    def get(self, url: str, headers: dict[str, str] | None = None) -> tuple[str, str] | None:
-        """(body, day fetched), or None when offline and not cached."""
-        path = self._file(url)
-        if path.is_file():
-            kept = json.loads(path.read_text(encoding="utf-8"))
-            return str(kept["body"]), str(kept["fetched"])
-        if self.offline:
-            return None
-        host = urllib.parse.urlsplit(url).netloc
-        wait = self._last.get(host, 0.0) + self.delay - time.monotonic()
-        if wait > 0:
-            time.sleep(wait)
-        request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT, **(headers or {})})
-        self.fetches += 1
-        try:
-            with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
-                body = response.read().decode("utf-8")
-        except urllib.error.HTTPError as exc:
-            if exc.code != 404:
-                raise Unreachable(f"{host} answered {exc.code} {exc.reason}") from None
-            body = ""  # "no such record" is an answer, and is kept
-        except (TimeoutError, urllib.error.URLError, OSError, UnicodeDecodeError) as exc:
-            raise Unreachable(f"cannot reach {host} ({getattr(exc, 'reason', exc)})") from None
-        finally:
-            self._last[host] = time.monotonic()
-        self.cache.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps({"url": url, "fetched": self.today, "body": body}, ensure_ascii=False),
-                        encoding="utf-8")
-        return body, self.today
-
-
-# --- the sources ----------------------------------------------------------------------------
-
-
-def _words(title: str) -> str:
-    return " ".join(re.findall(r"\w+", title))
-
-
-def _version_free(arxiv: str | None) -> str | None:
-    if not arxiv:
-        return None
-    bare = re.sub(r"v\d+$", "", arxiv.strip())
-    return bare if ARXIV_RE.match(bare) else None
-
-
-def _day(value: Any) -> str | None:
-    if isinstance(value, str) and re.match(r"^\d{4}(-\d{2}(-\d{2})?)?$", value[:10].rstrip("-")):
-        return value[:10]
-    if isinstance(value, int) and 1900 < value < 2200:
-        return str(value)
-    return None
-
-
-class ArxivSearch:
-    name = "arXiv API"
-
-    def __init__(self, web: Web) -> None:
-        self.web, self.base = web, os.environ.get("SURVEY_ARXIV_API", ARXIV_API)
-
-    def url(self, paper: Paper) -> str:
-        query = urllib.parse.quote(f'ti:"{_words(paper.title)}"')
-        return f"{self.base}?search_query={query}&start=0&max_results=5"
-
-    def records(self, body: str, fetched: str) -> list[Record]:
-        if "<entry" not in body:  # no result (an error comes as an entry, and is reported)
-            return []
-        source = parse_source(body.encode("utf-8"), f"{self.name} answer")
-        return [Record(source=self.name, fetched=fetched, title=e.title, abstract=e.abstract,
-                       arxiv=e.arxiv, authors=e.authors, date=e.date, ref=f"arXiv {e.arxiv}")
-                for e in source.entries]
-
-
-class SemanticScholar:
-    name = "Semantic Scholar"
-    FIELDS = "title,abstract,authors,year,publicationDate,externalIds,openAccessPdf"
-
-    def __init__(self, web: Web) -> None:
-        self.web, self.base = web, os.environ.get("SURVEY_S2_API", S2_API)
-        key = os.environ.get("SEMANTIC_SCHOLAR_API_KEY")  # optional: a higher rate limit
-        self.headers = {"x-api-key": key} if key else {}
-
-    def url(self, paper: Paper) -> str:
-        query = urllib.parse.quote(_words(paper.title))
-        return f"{self.base}/paper/search/match?query={query}&fields={self.FIELDS}"
-
-    def records(self, body: str, fetched: str) -> list[Record]:
-        data = json.loads(body) if body.strip() else {}
-        out = []
-        for item in data.get("data") or []:
-            ids = item.get("externalIds") or {}
-            pdf = (item.get("openAccessPdf") or {}).get("url")
-            out.append(Record(
-                source=self.name, fetched=fetched, title=str(item.get("title") or ""),
-                abstract=item.get("abstract") or None, arxiv=_version_free(ids.get("ArXiv")),
-                authors=[str(a.get("name")).strip() for a in item.get("authors") or [] if a.get("name")],
-                date=_day(item.get("publicationDate")) or _day(item.get("year")),
-                links={"pdf": pdf} if isinstance(pdf, str) and pdf else {},
-                ref=f"S2 {item.get('paperId')}"))
-        return out
-
-
-class OpenAlex:
-    name = "OpenAlex"
-
-    def __init__(self, web: Web) -> None:
-        self.web, self.base = web, os.environ.get("SURVEY_OPENALEX_API", OPENALEX_API)
-
-    def url(self, paper: Paper) -> str:
-        query = urllib.parse.quote(_words(paper.title).replace(",", " "))
-        contact = os.environ.get("SURVEY_CONTACT_EMAIL")  # optional: OpenAlex's "polite pool"
-        mail = f"&mailto={urllib.parse.quote(contact)}" if contact else ""
-        return f"{self.base}/works?filter=title.search:{query}&per-page=5{mail}"
-
-    def records(self, body: str, fetched: str) -> list[Record]:
-        data = json.loads(body) if body.strip() else {}
-        out = []
-        for item in data.get("results") or []:
-            arxiv = None
-            for loc in item.get("locations") or []:
-                m = re.search(r"arxiv\.org/abs/([^\s?#]+)", str((loc or {}).get("landing_page_url") or ""))
-                if m:
-                    arxiv = _version_free(m.group(1))
-                    break
-            pdf = ((item.get("best_oa_location") or {}).get("pdf_url")
-                   or (item.get("primary_location") or {}).get("pdf_url"))
-            title = item.get("title") or item.get("display_name") or ""
-            out.append(Record(
-                source=self.name, fetched=fetched, title=str(title),
-                abstract=_inverted(item.get("abstract_inverted_index")), arxiv=arxiv,
-                authors=[str(a["author"]["display_name"]).strip() for a in item.get("authorships") or []
-                         if (a.get("author") or {}).get("display_name")],
-                date=_day(item.get("publication_date")) or _day(item.get("publication_year")),
-                links={"pdf": pdf} if isinstance(pdf, str) and pdf else {}, ref=str(item.get("id") or "")))
-        return out
-
-
-def _inverted(index: Any) -> str | None:
-    """OpenAlex keeps an abstract as {word: [positions]}: put the words back in order."""
-    if not isinstance(index, dict) or not index:
-        return None
-    at = {pos: word for word, positions in index.items() for pos in positions}
-    return " ".join(at[i] for i in sorted(at))
-
-
-WEB_SOURCES: dict[str, Callable[[Web], Any]] = {
-    "arxiv": ArxivSearch, "s2": SemanticScholar, "openalex": OpenAlex,
-}
-
-
 def file_records(path: Path, today: str) -> list[Record]:
-    """Every paper of a daily-papers JSON file (or any file `survey import` reads)."""
+    """Every paper of a daily-papers JSON file, a BibTeX bibliography or any file `survey import`
+    reads (a BibTeX entry without an abstract gives its metadata all the same)."""
     source = parse_source(read_bytes(path, str(path)), str(path))
     label = "HF daily papers JSON" if source.format == "hf-json" else FORMATS[source.format]
     name = f"{label} {path.name}"
@@ -361,7 +75,8 @@ def file_records(path: Path, today: str) -> list[Record]:
 def _from_entry(e: RawEntry, name: str, today: str) -> Record:
     return Record(source=name, fetched=today, title=e.title, abstract=e.abstract, arxiv=e.arxiv,
                   authors=list(e.authors), date=e.date, links=dict(e.links),
-                  ref=f"arXiv {e.arxiv}" if e.arxiv else f"entry {e.position}")
+                  ref=f"arXiv {e.arxiv}" if e.arxiv else f"entry {e.key}, line {e.line}" if e.key
+                  else f"entry {e.position}")
 
 
 # --- the run --------------------------------------------------------------------------------

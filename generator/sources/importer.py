@@ -3,7 +3,11 @@
 Nothing is written until every source has been read and every entry placed; then each file is
 replaced atomically. Fields a person curates (title, abstract, topics, tags, links) of a paper
 already in the corpus are never changed: a merge only adds provenance, alternate titles and
-empty optional fields (arXiv id, authors, date).
+empty optional fields (arXiv id, authors, date) that the paper's `curated` does not name.
+
+An entry without an abstract (most of a BibTeX bibliography's) merges into the paper it is like
+any other; it never becomes a paper of its own, since `survey check` requires an abstract: it
+is reported, with how to add it.
 """
 
 from __future__ import annotations
@@ -37,15 +41,24 @@ class Report:
     written: list[str] = field(default_factory=list)
     uncertain: list[str] = field(default_factory=list)  # review lines: added papers a person should read
     left_out: list[LeftOut] = field(default_factory=list)  # feed papers with no topic (--on-topic)
+    no_abstract: list[str] = field(default_factory=list)  # entries not imported: no abstract
+    notes: list[str] = field(default_factory=list)  # what the readers read differently
 
     def summary(self) -> str:
         lines = [
             f"entries read: {self.read}; papers added: {len(self.added)}; merged into existing "
             f"papers: {len(self.merged)}; possible duplicates to review: {len(self.review)}",
         ]
+        if self.no_abstract:
+            n = len(self.no_abstract)
+            lines.append(f"not imported: {n} {'entry' if n == 1 else 'entries'} without an abstract, which "
+                         f"`survey check` requires of a paper; give the entry an `abstract` field, or "
+                         f"`survey add --arxiv ID` where it has one")
         lines += [f"listing recorded: {s}" for s in self.listings]
+        lines += [f"note: {s}" for s in self.notes]
         lines += [f"already imported, unchanged: {s}" for s in self.already]
         lines += [f"review: {line}" for line in self.review]
+        lines += [f"no abstract: {line}" for line in self.no_abstract]
         if self.left_out:
             lines.append(f"left out, no topic (--on-topic): {len(self.left_out)} papers of the feeds")
         if self.uncertain:
@@ -113,17 +126,21 @@ class Importer:
         known = {listing.sha256: listing.slug for listing in self.corpus.listings.values()}
         for source in sources:
             self.report.read += len(source.entries)
+            self.report.notes += source.notes
             if source.is_listing and source.sha256 in known:
                 taken = [raw for raw in source.entries if _key(raw) in self.take]
                 if taken:  # entries taken in from a feed imported before: add them to its listing
-                    self._extend(known[source.sha256], [self._place(raw, source) for raw in taken])
+                    placed = [self._place(raw, source) for raw in taken]
+                    self._extend(known[source.sha256], [e for e in placed if e is not None])
                 else:
                     self.report.already.append(f"{source.path} (listing {known[source.sha256]})")
                 done += len(source.entries)
                 continue
             entries = []
             for raw in source.entries:
-                entries.append(self._place(raw, source))
+                entry = self._place(raw, source)
+                if entry is not None:
+                    entries.append(entry)
                 done += 1
                 if progress:
                     progress(done, total)
@@ -191,7 +208,7 @@ class Importer:
             self.changed[slug] = self.papers[slug] = copy.deepcopy(self.papers[slug])
         return self.changed[slug]
 
-    def _place(self, raw: RawEntry, source: Source) -> Entry:
+    def _place(self, raw: RawEntry, source: Source) -> Entry | None:
         label = f"{source.path} entry {raw.label}"
         found = self.index.match(raw.title, raw.abstract, raw.arxiv)
         if found and source.format not in GATED_FORMATS:
@@ -214,6 +231,9 @@ class Importer:
             return self._entry(found.slug, raw)
         for maybe in self.index.possible(raw.title, raw.abstract):
             self.report.review.append(f"{label}: may be the same paper as {maybe.slug} ({maybe.why})")
+        if not raw.abstract:
+            self.report.no_abstract.append(label + (f" (arXiv {raw.arxiv})" if raw.arxiv else ""))
+            return None
         paper = _unclassified(raw, self.papers, self.today)  # classified with the others in run()
         self.papers[paper.slug] = paper
         self.changed[paper.slug] = paper
@@ -228,11 +248,12 @@ class Importer:
         key = match_key(raw.title)
         if key not in self.index.by_title and all(match_key(t) != key for t in paper.titles):
             updates["alternate_titles"] = [*paper.alternate_titles, raw.title]
-        if raw.arxiv and not paper.arxiv and raw.arxiv not in self.index.by_arxiv:
+        curated = paper.curated
+        if raw.arxiv and not paper.arxiv and raw.arxiv not in self.index.by_arxiv and "arxiv" not in curated:
             updates["arxiv"] = raw.arxiv
-        if raw.authors and not paper.authors:
+        if raw.authors and not paper.authors and "authors" not in curated:
             updates["authors"] = list(raw.authors)
-        if raw.date and not paper.date:
+        if raw.date and not paper.date and "date" not in curated:
             updates["date"] = raw.date
         for kind, url in raw.links.items():
             if kind not in paper.links and "links" not in paper.curated:
@@ -242,7 +263,7 @@ class Importer:
     def _entry(self, slug: str, raw: RawEntry) -> Entry:
         paper = self.papers[slug]
         return Entry(paper=slug, title=raw.title,
-                     abstract=None if raw.abstract == paper.abstract else raw.abstract)
+                     abstract=None if raw.abstract in ("", paper.abstract) else raw.abstract)
 
     def _listing(self, source: Source, entries: list[Entry], name: str | None) -> Listing:
         label = FORMATS[source.format].split(" (")[0]

@@ -1,10 +1,10 @@
-"""Reading source files into entries: HF listing text, saved HF pages, HF daily-papers JSON, arXiv Atom.
+"""Reading source files into entries: HF listing text and pages, daily-papers JSON, arXiv Atom, BibTeX.
 
 The format is detected from the content, never trusted from the file name alone. Every reader
 returns a `Source`: what it is (a listing, or loose papers), and its entries in original order,
 with titles and abstracts whitespace-normalised (hard wraps joined) and otherwise exactly as
-written, except that the JSON and Atom readers, whose texts come from arXiv, read the LaTeX a
-typeset page would not show (`12\\%`, `\\textbf{x}`, `Pok\\'e`) as the characters it stands for.
+written, except that LaTeX a typeset page would not show (`12\\%`, `\\textbf{x}`, `Pok\\'e`) is read
+as the characters it stands for: in texts from arXiv (JSON, Atom) and in BibTeX (`bibtex.py`).
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ FORMATS = {
     "hf-html": "Hugging Face Papers page (HTML)",
     "hf-json": "Hugging Face daily papers API (JSON)",
     "arxiv-atom": "arXiv API response (Atom)",
+    "bibtex": "BibTeX bibliography",
 }
 
 HF_BOILERPLATE = {
@@ -55,11 +56,14 @@ class RawEntry:
     authors: list[str] = field(default_factory=list)
     date: str | None = None
     links: dict[str, str] = field(default_factory=dict)
+    key: str | None = None  # a BibTeX entry's key, and the line it starts on
+    line: int | None = None
 
     @property
     def label(self) -> str:
         short = self.title if len(self.title) <= 60 else self.title[:57] + "..."
-        return f"#{self.position} {shorten(short)}"
+        label = f"{self.key} (line {self.line})" if self.key else f"#{self.position}"
+        return f"{label} {shorten(short)}"
 
 
 @dataclass
@@ -70,6 +74,7 @@ class Source:
     entries: list[RawEntry]
     is_listing: bool
     date: str | None = None
+    notes: list[str] = field(default_factory=list)  # what was read differently from how it was written
 
     @property
     def origin(self) -> str:
@@ -95,6 +100,8 @@ def parse_source(data: bytes, shown: str) -> Source:
     if _JSON_START.match(data):
         text = _ascii_json(data, shown)
         fmt: str | None = "hf-json"
+    elif _bibtex().claims(data):  # before decoding: a .bib may be in another encoding
+        text, fmt = _bibtex().decode(data, shown), "bibtex"
     else:
         text = _utf8(data, shown)
         fmt = detect(text)
@@ -102,14 +109,17 @@ def parse_source(data: bytes, shown: str) -> Source:
     if fmt is None:
         raise SourceError(
             shown,
-            "unknown format: expected Hugging Face Papers text or HTML, daily-papers JSON or arXiv Atom",
+            "unknown format: expected Hugging Face Papers text or HTML, daily-papers JSON, arXiv Atom "
+            "or BibTeX",
         )
-    reader = {"hf-text": _hf_text, "hf-html": _hf_html, "hf-json": _hf_json, "arxiv-atom": _atom}[fmt]
+    reader = {"hf-text": _hf_text, "hf-html": _hf_html, "hf-json": _hf_json, "arxiv-atom": _atom,
+              "bibtex": lambda *args: _bibtex().read_bibtex(*args)}[fmt]
     source: Source = reader(text, shown, digest)
     if not source.entries:
         raise SourceError(shown, f"no papers found in this {FORMATS[fmt]}")
     for entry in source.entries:
-        check_entry(entry, shown)
+        # A bibliography's entries seldom have an abstract: they merge, or give enrich metadata.
+        check_entry(entry, shown, abstract=fmt != "bibtex")
     return source
 
 
@@ -151,15 +161,16 @@ def detect(text: str) -> str | None:
     return None
 
 
-def check_entry(entry: RawEntry, path: str) -> None:
+def check_entry(entry: RawEntry, path: str, abstract: bool = True) -> None:
     """What the corpus schema asks of a paper's fields, checked as the source is read: a record
-    the corpus would refuse is refused here, before anything is written."""
+    the corpus would refuse is refused here, before anything is written. `abstract=False`: an
+    entry may come without one (a BibTeX entry, which only merges then)."""
     def fail(name: str, message: str) -> SourceError:
         return SourceError(path, message, entry=entry.label, field=name)
 
     for name, limit in (("title", MAX_TITLE), ("abstract", MAX_ABSTRACT)):
         value = getattr(entry, name)
-        if not value:
+        if not value and (name == "title" or abstract):
             raise fail(name, "is missing")
         if len(value) > limit:
             raise fail(name, f"is {len(value):,} characters long; at most {limit:,} are allowed")
@@ -362,6 +373,11 @@ def _atom(text: str, path: str, digest: str) -> Source:
             date=_iso_date(node.findtext(f"{ATOM}published")),
         ))
     return Source(path=path, format="arxiv-atom", sha256=digest, entries=entries, is_listing=False)
+
+
+def _bibtex() -> Any:
+    from . import bibtex  # which imports this module: loaded when first asked for
+    return bibtex
 
 
 # --- saved Hugging Face pages ---------------------------------------------------------------

@@ -1,0 +1,118 @@
+"""What one source says about one work, and whether it is the paper: the judging half of
+`survey enrich`, shared by the files and the web APIs it reads.
+
+A record is the paper only when
+- its normalised title equals one of the paper's titles (and, when both have an abstract, the
+  abstracts are not plainly of two different works), or
+- its title is close and the abstracts say it is the same work.
+Anything less certain is for a person. Only empty fields are filled; a field named in `curated`
+is never touched; each fill is recorded under `enriched` with its source and the day it was read.
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..core.text import match_key, shingles
+from ..corpus.model import URL_RE, Enriched, Paper
+
+# A close title: at least this alike (difflib ratio of the normalised titles)...
+CLOSE_TITLE = 0.85
+# ...and abstracts sharing at least this share of their word 3-grams (dedupe's "same abstract").
+SAME_ABSTRACT = 0.5
+# An exact title whose abstract shares less than this is another work with the same title.
+OTHER_WORK = 0.1
+FIELDS = ("arxiv", "authors", "date")
+
+
+@dataclass
+class Record:
+    """What one source says about one work."""
+
+    source: str
+    fetched: str
+    title: str
+    abstract: str | None = None
+    arxiv: str | None = None
+    authors: list[str] = field(default_factory=list)
+    date: str | None = None
+    links: dict[str, str] = field(default_factory=dict)
+    ref: str = ""  # how a person finds it again: an id or a URL
+
+    def shown(self) -> str:
+        return f"{self.source}: {self.title!r}" + (f" ({self.ref})" if self.ref else "")
+
+
+def lacking(paper: Paper) -> list[str]:
+    """The fields enrich may still fill on this paper."""
+    return [name for name in FIELDS if not getattr(paper, name) and name not in paper.curated]
+
+
+# --- is this record the paper? ------------------------------------------------------------
+
+
+def _overlap(a: str, b: str) -> float:
+    x, y = shingles(a), shingles(b)
+    return len(x & y) / len(x | y) if x and y else 0.0
+
+
+def judge(paper: Paper, record: Record) -> tuple[str, str] | None:
+    """("accept", how), ("review", why), or None when the record is plainly another paper."""
+    key = match_key(record.title)
+    if not key:
+        return None
+    titles = [match_key(t) for t in paper.titles]
+    same_abstract = _overlap(paper.abstract, record.abstract) if record.abstract else None
+    if key in titles:
+        if same_abstract is not None and same_abstract < OTHER_WORK:
+            return "review", (f"same title, but the abstracts share only {same_abstract:.0%} of "
+                              f"their wording")
+        return "accept", "same title"
+    alike = max(difflib.SequenceMatcher(None, key, t).ratio() for t in titles)
+    if alike >= CLOSE_TITLE:
+        if same_abstract is not None and same_abstract >= SAME_ABSTRACT:
+            return "accept", f"titles {alike:.0%} alike, abstracts {same_abstract:.0%} alike"
+        why = ("no abstract to confirm it" if same_abstract is None
+               else f"abstracts only {same_abstract:.0%} alike")
+        return "review", f"titles {alike:.0%} alike, {why}"
+    if same_abstract is not None and same_abstract >= SAME_ABSTRACT:
+        return "review", f"abstracts {same_abstract:.0%} alike under another title"
+    return None
+
+
+# --- what a record adds ---------------------------------------------------------------------
+
+
+def additions(paper: Paper, record: Record, arxiv_taken: dict[str, str]) -> dict[str, Any]:
+    """The fields this record fills on this paper: empty ones only, never curated ones."""
+    out: dict[str, Any] = {}
+    if (record.arxiv and not paper.arxiv and "arxiv" not in paper.curated
+            and arxiv_taken.get(record.arxiv, paper.slug) == paper.slug):
+        out["arxiv"] = record.arxiv
+    if record.authors and not paper.authors and "authors" not in paper.curated \
+            and len(set(record.authors)) == len(record.authors):
+        out["authors"] = list(record.authors)
+    if record.date and not paper.date and "date" not in paper.curated:
+        out["date"] = record.date
+    if "links" not in paper.curated:
+        for kind, url in sorted(record.links.items()):
+            if kind in paper.links or not URL_RE.match(url):
+                continue
+            if kind == "pdf" and (paper.arxiv or "arxiv" in out):
+                continue  # the arXiv id gives the PDF link already
+            out[f"links.{kind}"] = url
+    return out
+
+
+def apply(paper: Paper, record: Record, found: dict[str, Any]) -> Paper:
+    updated = copy.deepcopy(paper)
+    for name, value in found.items():
+        if name.startswith("links."):
+            updated.links[name.split(".", 1)[1]] = value
+        else:
+            setattr(updated, name, value)
+    updated.enriched.append(Enriched(source=record.source, fetched=record.fetched, fields=list(found)))
+    return updated
