@@ -154,6 +154,21 @@ def test_quality_reports_every_figure_and_fails_below_a_floor_in_one_line() -> N
     assert len(re.findall(r"flagged for review: \d+ of \d+ papers", result.stdout)) == 3
 
 
+def test_prefilter_folds_the_letters_ignorecase_matches_to_ascii() -> None:
+    """'ſ', 'K', 'İ' and 'ı' match s, k and i under re.IGNORECASE: a rule that fires on them
+    must not be skipped by the literal prefilter (it lower-cased the text, which keeps them)."""
+    from generator.classify.rules import evaluate
+
+    texts = ["Efficient ſerving of LLMs with a paged KV cache", "Quantiſation to INT4 of KV caches",
+             "Dıstrıbuted traınıng on GPU clusters", "Fused attention Kernels in TRİTON"]
+    for text in texts:
+        for topic in [*TAX.topics, *TAX.tags]:
+            fired = {h.rule.name for h in evaluate(topic.rules, text, text)}
+            expected = {r.name for r in topic.rules if r.pattern.search(text)}
+            assert fired == expected, (topic.id, text)
+    assert "serving" in suggest(TAX, texts[0], texts[0]).topic_ids
+
+
 @pytest.mark.slow
 def test_prefilter_never_skips_a_rule_that_fires() -> None:
     from generator.classify.prefilter import required_literals

@@ -131,13 +131,20 @@ def required_literals(pattern: re.Pattern[str]) -> Need:
     return groups[0] if groups else None
 
 
+# Under re.IGNORECASE, four non-ASCII letters match ASCII ones (Python's re documentation):
+# 'İ' and 'ı' match i, 'ſ' (long s) s, and 'K' (Kelvin sign) k; str.lower() keeps them apart
+# ('ſerving'.lower() has no "serving"), so the text is folded the same way before the literals
+# (ASCII in every rule) are looked up, or a rule that fires would be skipped.
+FOLD = str.maketrans({"İ": "i", "ı": "i", "ſ": "s", "K": "k"})
+
+
 class Presence:
     """Which literals a text holds, each looked up once however many rules ask."""
 
     __slots__ = ("known", "text")
 
     def __init__(self, text: str) -> None:
-        self.text = text.lower()
+        self.text = text.translate(FOLD).lower()
         self.known: dict[str, bool] = {}
 
     def holds(self, groups: tuple[frozenset[str], ...]) -> bool:
