@@ -158,9 +158,9 @@ def test_a_full_disk_is_one_line_and_nothing_changes(tmp_path: Path) -> None:
     source.write_text(json.dumps(items), encoding="utf-8")
     disk, after = tmp_path / "disk", tmp_path / "after"
     disk.mkdir()
-    # room for the corpus (a page of 4 KiB a file on tmpfs) and 60 more files: the import's
+    # room for the corpus (its files in pages of 4 KiB on tmpfs) and 60 more pages: the import's
     # 300 new papers fill it while they are staged
-    size = 4096 * (sum(1 for _ in (ROOT / "corpus").rglob("*")) + 60)
+    size = sum(4096 * (1 + p.stat().st_size // 4096) for p in (ROOT / "corpus").rglob("*")) + 4096 * 60
     script = ('mount -t tmpfs -o size="$5" tmpfs "$1" && cp -r "$3/corpus" "$1/corpus" && '
               '"$2" -m generator import "$4" --corpus "$1/corpus"; echo "import $?" >&2; '
               'ls -A "$1/corpus" >&2; cp -r "$1/corpus" "$6"')
