@@ -24,8 +24,9 @@ from ..corpus.model import ARXIV_RE, CURATABLE, Paper
 from ..corpus.store import load_corpus, paper_text
 from ..corpus.writes import write_files
 from .dedupe import Index
+from .entries import RawEntry
 from .importer import new_paper
-from .readers import RawEntry, check_entry, read_source
+from .readers import check_entry, read_source
 
 ARXIV_API = "https://export.arxiv.org/api/query"
 TIMEOUT = 20

@@ -29,7 +29,7 @@ from pybtex.scanner import PybtexSyntaxError, Token
 from ..core.errors import SourceError
 from ..core.text import has_control, squash, typeset_tex
 from ..corpus.model import ARXIV_RE, DATE_RE, MAX_ABSTRACT, MAX_TITLE, URL_RE
-from .readers import RawEntry, Source, detect
+from .entries import RawEntry, Source
 
 # The fields read, and the longest value read in each, as written: twice the corpus's own limits
 # for a title and an abstract (LaTeX typesets to less; the typeset text is then held to those,
@@ -51,12 +51,11 @@ _MONTHS = {name[:3].lower(): n for n, name in enumerate(month_names.values(), 1)
 
 
 def claims(data: bytes) -> bool:
-    """BibTeX, when no other format claims the start of the file and an entry (`@article{`,
-    `@misc(`) starts a line in its first 8 KB (BibTeX reads nothing but its @-entries, so a file
-    may begin with any comment). Read as Latin-1 here only to look: a file in another encoding
-    is still told apart, and `decode` then names its bytes."""
-    head = data[:8192].decode("latin-1")
-    return detect(head) is None and bool(_ENTRY_START.search(head))
+    """BibTeX, when an entry (`@article{`, `@misc(`) starts a line in the first 8 KB (BibTeX reads
+    nothing but its @-entries, so a file may begin with any comment); readers.py asks only when
+    no other format claims the file. Read as Latin-1 here only to look: a file in another
+    encoding is still told apart, and `decode` then names its bytes."""
+    return bool(_ENTRY_START.search(data[:8192].decode("latin-1")))
 
 
 def decode(data: bytes, shown: str) -> str:

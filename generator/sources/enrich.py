@@ -20,9 +20,10 @@ from ..corpus.store import Corpus, paper_text
 from ..corpus.writes import write_files
 from .apis import WEB_SOURCES, Unreachable, Web
 from .dedupe import Index
+from .entries import RawEntry
 from .intake import read_bytes
 from .metadata import Record, additions, apply, judge, lacking
-from .readers import FORMATS, RawEntry, parse_source
+from .readers import FORMATS, parse_source
 
 __all__ = ["WEB_SOURCES", "Enricher", "Report", "Web", "file_records"]  # what `survey enrich` calls
 

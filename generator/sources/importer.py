@@ -26,7 +26,8 @@ from ..corpus.store import Corpus, listing_text, paper_text
 from ..corpus.taxonomy import Taxonomy
 from ..corpus.writes import write_files
 from .dedupe import Index
-from .readers import FORMATS, RawEntry, Source, read_source
+from .entries import RawEntry, Source
+from .readers import FORMATS, read_source
 from .scope import GATED_FORMATS, LeftOut
 
 

@@ -15,7 +15,6 @@ import itertools
 import json
 import re
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ from typing import Any
 from ..core.errors import SourceError
 from ..core.text import bad_character, plain_tex, shorten, squash
 from ..corpus.model import ARXIV_RE, MAX_ABSTRACT, MAX_AUTHORS, MAX_NAME, MAX_TITLE, MAX_URL, URL_RE
+from .entries import RawEntry, Source
 from .intake import read_bytes, unpacked
 
 FORMATS = {
@@ -47,40 +47,6 @@ _MONTH_DAY = re.compile(
 ATOM = "{http://www.w3.org/2005/Atom}"
 
 
-@dataclass
-class RawEntry:
-    title: str
-    abstract: str
-    position: int
-    arxiv: str | None = None
-    authors: list[str] = field(default_factory=list)
-    date: str | None = None
-    links: dict[str, str] = field(default_factory=dict)
-    key: str | None = None  # a BibTeX entry's key, and the line it starts on
-    line: int | None = None
-
-    @property
-    def label(self) -> str:
-        short = self.title if len(self.title) <= 60 else self.title[:57] + "..."
-        label = f"{self.key} (line {self.line})" if self.key else f"#{self.position}"
-        return f"{label} {shorten(short)}"
-
-
-@dataclass
-class Source:
-    path: str
-    format: str
-    sha256: str
-    entries: list[RawEntry]
-    is_listing: bool
-    date: str | None = None
-    notes: list[str] = field(default_factory=list)  # what was read differently from how it was written
-
-    @property
-    def origin(self) -> str:
-        return Path(self.path).name
-
-
 def read_source(path: Path, shown: str | None = None) -> Source:
     shown = shown or str(path)
     return parse_source(read_bytes(path, shown), shown)
@@ -100,7 +66,8 @@ def parse_source(data: bytes, shown: str) -> Source:
     if _JSON_START.match(data):
         text = _ascii_json(data, shown)
         fmt: str | None = "hf-json"
-    elif _bibtex().claims(data):  # before decoding: a .bib may be in another encoding
+    elif detect(data[:8192].decode("latin-1")) is None and _bibtex().claims(data):
+        # before decoding: a .bib may be in another encoding
         text, fmt = _bibtex().decode(data, shown), "bibtex"
     else:
         text = _utf8(data, shown)
@@ -376,7 +343,7 @@ def _atom(text: str, path: str, digest: str) -> Source:
 
 
 def _bibtex() -> Any:
-    from . import bibtex  # which imports this module: loaded when first asked for
+    from . import bibtex  # loaded when first asked for: pybtex takes 60 ms to import
     return bibtex
 
 
