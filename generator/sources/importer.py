@@ -98,6 +98,8 @@ class Importer:
         self._gated: dict[str, tuple[str, str]] = {}  # slug -> (entry key, feed path) of a gated new paper
         self._best: dict[str, tuple[str, float] | None] = {}
         self._review: dict[str, str] = {}  # slug -> review line, in the order the papers were added
+        # (new paper, paper it may duplicate) -> its review line: the gate drops the line with either
+        self._possible: list[tuple[tuple[str, str], str]] = []
         self.papers = dict(corpus.papers)  # a paper is deep-copied here before it changes
         self.changed: dict[str, Paper] = {}
         self.new_listings: dict[str, Listing] = {}
@@ -168,6 +170,8 @@ class Importer:
             return
         self.report.added = [s for s in self.report.added if s not in dropped]
         self.report.uncertain = [line for slug, line in self._review.items() if slug not in dropped]
+        gone = {line for slugs, line in self._possible if dropped.intersection(slugs)}
+        self.report.review = [line for line in self.report.review if line not in gone]
         for slug, listing in list(self.new_listings.items()):
             listing.entries = [e for e in listing.entries if e.paper not in dropped]
             if not listing.entries:  # nothing of this feed is on topic: no listing of it either
@@ -230,12 +234,14 @@ class Importer:
             if match_key(raw.title) not in self.index.by_title:
                 self.index.add_title(raw.title, found.slug)
             return self._entry(found.slug, raw)
-        for maybe in self.index.possible(raw.title, raw.abstract):
-            self.report.review.append(f"{label}: may be the same paper as {maybe.slug} ({maybe.why})")
+        maybes = [(maybe.slug, f"{label}: may be the same paper as {maybe.slug} ({maybe.why})")
+                  for maybe in self.index.possible(raw.title, raw.abstract)]
+        self.report.review += [line for _, line in maybes]
         if not raw.abstract:
             self.report.no_abstract.append(label + (f" (arXiv {raw.arxiv})" if raw.arxiv else ""))
             return None
         paper = _unclassified(raw, self.papers, self.today)  # classified with the others in run()
+        self._possible += [((paper.slug, other), line) for other, line in maybes]
         self.papers[paper.slug] = paper
         self.changed[paper.slug] = paper
         self.index.add(paper)
