@@ -95,7 +95,10 @@ class _SiteHandler(SimpleHTTPRequestHandler):
         if unquote(urlsplit(self.path).path) == SITE_PATH + "sitemap.xml":
             self._send_sitemap()
         else:
-            super().do_GET()
+            try:
+                super().do_GET()
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the browser left the page (or cancelled a fetch) while it was sent
 
     def _send_sitemap(self) -> None:
         # Material's instant navigation takes the sitemap's URLs, swaps in this page's protocol
