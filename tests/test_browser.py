@@ -12,6 +12,7 @@ that is a failure.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -95,10 +96,9 @@ class _SiteHandler(SimpleHTTPRequestHandler):
         if unquote(urlsplit(self.path).path) == SITE_PATH + "sitemap.xml":
             self._send_sitemap()
         else:
-            try:
+            # the browser may leave the page (or cancel a fetch) while a file is sent
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                 super().do_GET()
-            except (BrokenPipeError, ConnectionResetError):
-                pass  # the browser left the page (or cancelled a fetch) while it was sent
 
     def _send_sitemap(self) -> None:
         # Material's instant navigation takes the sitemap's URLs, swaps in this page's protocol

@@ -55,7 +55,7 @@ def test_only_papers_with_a_topic_are_added_and_the_rest_are_reported(gated) -> 
     confidences = [float(r["confidence"]) for r in rows]
     assert confidences == sorted(confidences, reverse=True) and all(c <= 0.5 for c in confidences)  # rounded
     assert {r["best topic"] for r in rows} <= {"parallelism", "quantization", "serving", "kernels"}
-    assert all(r["take it in with"] == f"survey import {feed} --take {r['id']}" for r in rows)
+    assert all(r["take it in with"] == f"survey import {feed} --on-topic --take {r['id']}" for r in rows)
     # the feed's listing names only the papers that were kept
     listing = next(yaml.safe_load(p.read_text()) for p in (corpus / "listings").glob("*.yaml")
                    if not (ROOT / "corpus" / "listings" / p.name).exists())

@@ -172,21 +172,27 @@ def cmd_import(args: argparse.Namespace) -> int:
     sources = importer.read_all([Path(p) for p in args.paths], Progress("reading"))
     report = importer.run(sources, name=args.name, progress=Progress("importing"),
                           classifying=Progress("classifying the papers added"))
-    if not args.dry_run:
-        importer.write()
-    print(report.summary())
+    path = None
     if report.left_out:
         from ..sources.scope import report_csv, report_path
 
         path = Path(args.left_out) if args.left_out else report_path(args.paths)
-        if not args.dry_run:
-            try:
-                path.write_text(report_csv(report.left_out), encoding="utf-8")
-            except OSError as exc:
-                raise SurveyError(f"{path}: cannot write the report of papers left out: "
-                                  f"{exc.strerror}") from None
-        print(f"papers left out, each with its best topic and the command that takes it in: {path}")
+        if not args.dry_run:  # before the corpus: a re-run of a written import leaves nothing out
+            _write_report(path, report_csv(report.left_out), "the report of papers left out")
+    if not args.dry_run:
+        importer.write()
+    print(report.summary())
+    if path:
+        print("papers left out, each with its best topic and the command that takes it in: "
+              + ("(not written: --dry-run)" if args.dry_run else str(path)))
     return 0
+
+
+def _write_report(path: Path, text: str, what: str) -> None:
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise SurveyError(f"{path}: cannot write {what}: {exc.strerror}") from None
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -234,7 +240,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     corpus = load_corpus(args.corpus)
     text = to_json(corpus) if args.format == "json" else to_csv(corpus)
     if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
+        _write_report(Path(args.output), text, "the export")
     else:
         sys.stdout.write(text)
     return 0
@@ -282,7 +288,7 @@ def cmd_enrich(args: argparse.Namespace) -> int:
     if unreachable:
         raise SurveyError(unreachable)
     if args.report:
-        Path(args.report).write_text(enricher.report.markdown(), encoding="utf-8")
+        _write_report(Path(args.report), enricher.report.markdown(), "the enrich report")
     return 0
 
 

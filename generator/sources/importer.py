@@ -88,7 +88,8 @@ def _unclassified(raw: RawEntry, taken: Container[str], today: str) -> Paper:
 
 
 class Importer:
-    def __init__(self, corpus: Corpus, today: str, on_topic: bool = False, take: Container[str] = ()) -> None:
+    def __init__(self, corpus: Corpus, today: str, on_topic: bool = False,
+                 take: frozenset[str] = frozenset()) -> None:
         """on_topic: add a feed's new papers only if they get a topic (sources/scope.py); take: the
         entries (arXiv ids) that pass that gate anyway, also from a feed imported before."""
         self.corpus = corpus
@@ -98,8 +99,10 @@ class Importer:
         self._gated: dict[str, tuple[str, str]] = {}  # slug -> (entry key, feed path) of a gated new paper
         self._best: dict[str, tuple[str, float] | None] = {}
         self._review: dict[str, str] = {}  # slug -> review line, in the order the papers were added
-        # (new paper, paper it may duplicate) -> its review line: the gate drops the line with either
-        self._possible: list[tuple[tuple[str, str], str]] = []
+        # review lines and the papers they speak of: the gate drops a line with any of its papers
+        self._about: list[tuple[tuple[str, ...], str]] = []
+        # entries of a feed merged into a new paper of a feed: left out with it if the gate drops it
+        self._followers: list[tuple[str, LeftOut]] = []
         self.papers = dict(corpus.papers)  # a paper is deep-copied here before it changes
         self.changed: dict[str, Paper] = {}
         self.new_listings: dict[str, Listing] = {}
@@ -150,6 +153,10 @@ class Importer:
             if source.is_listing:
                 listing = self._listing(source, entries, name)
                 known[source.sha256] = listing.slug
+        unknown = sorted(self.take - {_key(raw) for source in sources for raw in source.entries})
+        if unknown:
+            raise SurveyError(f"--take {unknown[0]}: no entry of the files given has this id (an arXiv "
+                              f"id, or the entry named in the report of papers left out)")
         self._classify(classifying)
         if self.on_topic:
             self._gate()
@@ -157,10 +164,11 @@ class Importer:
 
     def _gate(self) -> None:
         """Leave out the feeds' new papers that got no topic, and their entries in new listings."""
+        taken_via = {slug for slug, follower in self._followers if follower.key in self.take}
         dropped = set()
         for slug, (key, path) in sorted(self._gated.items()):
             paper = self.papers[slug]
-            if paper.topics or key in self.take:
+            if paper.topics or key in self.take or slug in taken_via:
                 continue
             dropped.add(slug)
             best = self._best.get(slug) or ("", 0.0)
@@ -168,21 +176,35 @@ class Importer:
             del self.papers[slug], self.changed[slug]
         if not dropped:
             return
+        rows = {(row.key, row.source) for row in self.report.left_out}
+        for slug, follower in self._followers:
+            if slug in dropped and (follower.key, follower.source) not in rows:
+                best = self._best.get(slug) or ("", 0.0)
+                self.report.left_out.append(LeftOut(follower.key, follower.title, best[0], best[1],
+                                                    follower.source))
+                rows.add((follower.key, follower.source))
         self.report.added = [s for s in self.report.added if s not in dropped]
+        self.report.merged = [m for m in self.report.merged if m[1] not in dropped]
         self.report.uncertain = [line for slug, line in self._review.items() if slug not in dropped]
-        gone = {line for slugs, line in self._possible if dropped.intersection(slugs)}
+        gone = {line for slugs, line in self._about if dropped.intersection(slugs)}
         self.report.review = [line for line in self.report.review if line not in gone]
         for slug, listing in list(self.new_listings.items()):
             listing.entries = [e for e in listing.entries if e.paper not in dropped]
-            if not listing.entries:  # nothing of this feed is on topic: no listing of it either
+            if not listing.entries and slug not in self.corpus.listings:  # nothing of it is on topic
                 del self.new_listings[slug]
-        self.report.listings = [f"{li.slug} ({len(li.entries)} entries)" for li in self.new_listings.values()]
+        recorded = [f"{li.slug} ({len(li.entries)} entries)" for slug, li in self.new_listings.items()
+                    if slug not in self.corpus.listings]
+        extended = [line for line in self.report.listings if line.endswith(" taken in)")]
+        self.report.listings = recorded + extended
 
     def _extend(self, slug: str, entries: list[Entry]) -> None:
         listing = self.new_listings.get(slug) or copy.deepcopy(self.corpus.listings[slug])
-        listing.entries = [*listing.entries, *(e for e in entries if e not in listing.entries)]
+        new = [e for e in entries if e not in listing.entries]
+        if not new:  # taken in before: nothing to add
+            return
+        listing.entries = [*listing.entries, *new]
         self.new_listings[slug] = listing
-        self.report.listings.append(f"{slug} ({len(entries)} entries taken in)")
+        self.report.listings.append(f"{slug} ({len(new)} entries taken in)")
 
     def _classify(self, progress: Callable[[int, int], None] | None) -> None:
         """Topics and tags for the added papers, all at once: on every core for thousands."""
@@ -227,9 +249,12 @@ class Importer:
                     setattr(target, key, value)
                 self.index.add(target)
             if raw.arxiv and paper.arxiv and raw.arxiv != paper.arxiv:
-                self.report.review.append(
-                    f"{label}: same paper as {found.slug} by {found.how}, but arXiv {raw.arxiv} "
-                    f"differs from {paper.arxiv}")
+                line = (f"{label}: same paper as {found.slug} by {found.how}, but arXiv {raw.arxiv} "
+                        f"differs from {paper.arxiv}")
+                self.report.review.append(line)
+                self._about.append(((found.slug,), line))
+            if found.slug in self._gated:  # a new paper of a feed, which the gate may leave out
+                self._followers.append((found.slug, LeftOut(_key(raw), raw.title, "", 0.0, source.path)))
             self.report.merged.append((label, found.slug, found.how))
             if match_key(raw.title) not in self.index.by_title:
                 self.index.add_title(raw.title, found.slug)
@@ -239,9 +264,10 @@ class Importer:
         self.report.review += [line for _, line in maybes]
         if not raw.abstract:
             self.report.no_abstract.append(label + (f" (arXiv {raw.arxiv})" if raw.arxiv else ""))
+            self._about += [((other,), line) for other, line in maybes]
             return None
         paper = _unclassified(raw, self.papers, self.today)  # classified with the others in run()
-        self._possible += [((paper.slug, other), line) for other, line in maybes]
+        self._about += [((paper.slug, other), line) for other, line in maybes]
         self.papers[paper.slug] = paper
         self.changed[paper.slug] = paper
         self.index.add(paper)

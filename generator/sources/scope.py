@@ -46,6 +46,6 @@ def report_csv(left_out: list[LeftOut]) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["id", "title", "best topic", "confidence", "take it in with"])
     for item in sorted(left_out, key=lambda i: (-i.confidence, i.key)):
-        writer.writerow([_cell(item.key), _cell(item.title), item.best_topic, f"{item.confidence:.2f}",
-                         f"survey import {shlex.quote(item.source)} --take {shlex.quote(item.key)}"])
+        take = f"survey import {shlex.quote(item.source)} --on-topic --take {shlex.quote(item.key)}"
+        writer.writerow([_cell(item.key), _cell(item.title), item.best_topic, f"{item.confidence:.2f}", take])
     return out.getvalue()

@@ -1,0 +1,156 @@
+"""The scope gate where it meets merges, BibTeX, --take, --dry-run and failed reports: small feeds
+on a copy of the seed corpus (cases found by a review of the merged features)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, snapshot, survey
+
+
+def _item(arxiv: str, title: str, summary: str) -> dict:
+    return {"paper": {"id": arxiv, "title": title, "summary": summary, "authors": [{"name": "Alice Smith"}],
+                      "publishedAt": "2026-03-02T00:00:00.000Z"}}
+
+
+BIRDS = _item("2603.00001", "Bird Migration Timing in Northern Europe",
+              "We track bird migration patterns across northern Europe using volunteer sightings and "
+              "weather records, finding that spring arrival dates shifted earlier by nine days.")
+FISH = _item("2603.00003", "Coral Reef Fish Abundance in Shallow Lagoons",
+             "Coral reef fish populations were surveyed along the coast over ten years; juvenile "
+             "abundance correlates with water temperature and seagrass cover.")
+SERVING = _item("2603.00010", "PagedServe: Continuous Batching with Paged KV Cache for LLM Serving",
+                "We present a serving system for large language model inference that batches requests "
+                "continuously and manages the KV cache with paged memory, improving throughput by 3x over "
+                "existing serving engines on GPUs at the same latency.")
+TEXTILES = _item("2603.00011", "Medieval Textile Trade Routes Between Flanders and Italy",
+                 "We examine the history of medieval textile trade routes between Flanders and Italy "
+                 "using archival ledgers and tax records of merchant guilds.")
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    return Path(shutil.copytree(ROOT / "corpus", tmp_path / "corpus"))
+
+
+def _feed(path: Path, *items: dict) -> str:
+    path.write_text(json.dumps(list(items)), encoding="utf-8")
+    return str(path)
+
+
+def _rows(path: Path) -> dict[str, dict[str, str]]:
+    return {row["id"]: row for row in csv.DictReader(path.open(encoding="utf-8"))}
+
+
+def test_an_entry_merged_into_a_left_out_paper_is_left_out_with_it(corpus: Path, tmp_path: Path) -> None:
+    """Another feed's entry of the same paper (another arXiv id) is not 'merged' into a paper that is
+    then left out: it is a row of the report too, and no review line names the dropped paper."""
+    before = snapshot(corpus)
+    same = _item("2603.00002", BIRDS["paper"]["title"], BIRDS["paper"]["summary"])
+    report = tmp_path / "left.csv"
+    result = survey("import", _feed(tmp_path / "a.json", BIRDS, FISH), _feed(tmp_path / "b.json", same),
+                    "--on-topic", "--left-out", str(report), "--corpus", str(corpus))
+    assert result.returncode == 0, result.stderr
+    assert "papers added: 0; merged into existing papers: 0; possible duplicates to review: 0" in (
+        result.stdout)
+    assert "bird-migration" not in result.stdout
+    assert set(_rows(report)) == {"2603.00001", "2603.00002", "2603.00003"}
+    assert snapshot(corpus) == before
+
+
+def test_taking_in_the_second_entry_keeps_the_paper_it_merged_into(corpus: Path, tmp_path: Path) -> None:
+    same = _item("2603.00002", BIRDS["paper"]["title"], BIRDS["paper"]["summary"])
+    result = survey("import", _feed(tmp_path / "a.json", BIRDS), _feed(tmp_path / "b.json", same),
+                    "--on-topic", "--take", "2603.00002", "--left-out", str(tmp_path / "left.csv"),
+                    "--corpus", str(corpus))
+    assert result.returncode == 0, result.stderr
+    assert "papers added: 1; merged into existing papers: 1" in result.stdout
+    assert (corpus / "papers" / "bird-migration-timing-in-northern-europe.yaml").exists()
+    assert not (tmp_path / "left.csv").exists()
+
+
+def test_a_bibtex_entry_is_not_called_a_duplicate_of_a_left_out_paper(corpus: Path, tmp_path: Path) -> None:
+    bib = tmp_path / "refs.bib"
+    bib.write_text("@article{smith26,\n  title = {Bird Migration Timing in Northern Europe Revisited},\n"
+                   "  author = {Smith, Alice},\n  year = {2026},\n}\n", encoding="utf-8")
+    result = survey("import", _feed(tmp_path / "a.json", BIRDS, FISH), str(bib), "--on-topic",
+                    "--left-out", str(tmp_path / "left.csv"), "--corpus", str(corpus))
+    assert result.returncode == 0, result.stderr
+    assert "may be the same paper as bird-migration" not in result.stdout
+    assert "possible duplicates to review: 0" in result.stdout
+
+
+def test_the_reports_take_command_adds_only_that_paper(corpus: Path, tmp_path: Path) -> None:
+    """Nothing of the feed was on topic, so no listing of it was recorded: the report's command
+    must still take in just the one paper, not the whole feed."""
+    feed = _feed(tmp_path / "a.json", BIRDS, FISH)
+    report = tmp_path / "left.csv"
+    gated = survey("import", feed, "--on-topic", "--left-out", str(report), "--corpus", str(corpus))
+    assert gated.returncode == 0, gated.stderr
+    command = _rows(report)["2603.00003"]["take it in with"]
+    assert command == f"survey import {feed} --on-topic --take 2603.00003"
+    before = set(snapshot(corpus))
+    args = command.split()[1:]
+    result = survey(*args, "--left-out", str(tmp_path / "left2.csv"), "--corpus", str(corpus))
+    assert result.returncode == 0, result.stderr
+    added = {Path(p).name for p in set(snapshot(corpus)) - before}
+    assert added == {"coral-reef-fish-abundance-in-shallow-lagoons.yaml", next(
+        Path(p).name for p in set(snapshot(corpus)) - before if p.startswith("listings/"))}
+    assert "papers added: 1;" in result.stdout
+    assert set(_rows(tmp_path / "left2.csv")) == {"2603.00001"}
+
+
+def test_taking_in_from_a_recorded_feed_reports_the_listing_it_extends(corpus: Path, tmp_path: Path) -> None:
+    feed = _feed(tmp_path / "c.json", SERVING, TEXTILES)
+    first = survey("import", feed, "--on-topic", "--left-out", str(tmp_path / "l1.csv"),
+                   "--corpus", str(corpus))
+    assert first.returncode == 0 and "(1 entries)" in first.stdout, first.stdout + first.stderr
+    again = survey("import", feed, _feed(tmp_path / "a.json", BIRDS), "--on-topic", "--take", "2603.00011",
+                   "--left-out", str(tmp_path / "l2.csv"), "--corpus", str(corpus))
+    assert again.returncode == 0, again.stderr
+    recorded = [line for line in again.stdout.splitlines() if line.startswith("listing recorded")]
+    assert len(recorded) == 1 and recorded[0].endswith("(1 entries taken in)"), again.stdout
+    third = survey("import", feed, "--on-topic", "--take", "2603.00011", "--corpus", str(corpus))
+    assert third.returncode == 0, third.stderr
+    assert "taken in" not in third.stdout and "files written: 0" in third.stdout, third.stdout
+
+
+def test_take_of_an_id_no_file_has_fails_in_one_line(corpus: Path, tmp_path: Path) -> None:
+    before = snapshot(corpus)
+    result = survey("import", _feed(tmp_path / "a.json", BIRDS), "--on-topic", "--take", "2603.99999",
+                    "--corpus", str(corpus))
+    assert result.returncode != 0
+    assert result.stderr.strip().splitlines() == [
+        "survey import: --take 2603.99999: no entry of the files given has this id (an arXiv id, or the "
+        "entry named in the report of papers left out)"]
+    assert snapshot(corpus) == before
+
+
+def test_a_report_that_cannot_be_written_leaves_the_corpus_unchanged(corpus: Path, tmp_path: Path) -> None:
+    """The report is written before the corpus: otherwise the left-out list would be lost, since
+    a re-run finds the feed already imported."""
+    before = snapshot(corpus)
+    result = survey("import", _feed(tmp_path / "c.json", SERVING, TEXTILES), "--on-topic",
+                    "--left-out", str(tmp_path / "missing" / "left.csv"), "--corpus", str(corpus))
+    assert result.returncode != 0
+    assert len(result.stderr.strip().splitlines()) == 1 and "cannot write the report" in result.stderr
+    assert snapshot(corpus) == before
+
+
+def test_a_dry_run_does_not_name_a_report_it_did_not_write(corpus: Path, tmp_path: Path) -> None:
+    result = survey("import", _feed(tmp_path / "a.json", BIRDS), "--on-topic", "--dry-run",
+                    "--left-out", str(tmp_path / "left.csv"), "--corpus", str(corpus))
+    assert result.returncode == 0, result.stderr
+    assert "(not written: --dry-run)" in result.stdout and not (tmp_path / "left.csv").exists()
+
+
+def test_an_enrich_report_that_cannot_be_written_is_one_line(corpus: Path, tmp_path: Path) -> None:
+    result = survey("enrich", "--from", _feed(tmp_path / "a.json", BIRDS), "--web", "none",
+                    "--report", str(tmp_path / "missing" / "r.md"), "--corpus", str(corpus))
+    assert result.returncode != 0
+    assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert "cannot write the enrich report" in result.stderr
