@@ -97,14 +97,14 @@ def _csv_head() -> str:
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "'")
 
 
-def _csv_cell(text: str) -> str:
+def csv_cell(text: str) -> str:
     return "'" + text if text.startswith(_FORMULA_START) else text
 
 
 def _csv_line(rec: dict[str, Any]) -> str:
     buf = io.StringIO()
     links = rec.get("links", {})
-    csv.writer(buf, lineterminator="\n").writerow([_csv_cell(cell) for cell in (
+    csv.writer(buf, lineterminator="\n").writerow([csv_cell(cell) for cell in (
         rec["slug"], rec["url"], rec["title"], rec["abstract"],
         SEP.join(rec["topics"]), SEP.join(rec["tags"]),
         SEP.join(f"{li['slug']}#{li['position']}" for li in rec["listings"]),

@@ -160,7 +160,20 @@ class Importer:
         self._classify(classifying)
         if self.on_topic:
             self._gate()
+        self.report.listings = self._listing_lines()
         return self.report
+
+    def _listing_lines(self) -> list[str]:
+        """Each listing to be written: recorded anew, or a recorded one that entries were taken into
+        (counted from the listings themselves, after the gate has dropped what it left out)."""
+        lines = []
+        for slug, listing in self.new_listings.items():
+            before = self.corpus.listings.get(slug)
+            if before is None:
+                lines.append(f"{slug} ({len(listing.entries)} entries)")
+            else:
+                lines.append(f"{slug} ({len(listing.entries) - len(before.entries)} entries taken in)")
+        return lines
 
     def _gate(self) -> None:
         """Leave out the feeds' new papers that got no topic, and their entries in new listings."""
@@ -192,10 +205,6 @@ class Importer:
             listing.entries = [e for e in listing.entries if e.paper not in dropped]
             if not listing.entries and slug not in self.corpus.listings:  # nothing of it is on topic
                 del self.new_listings[slug]
-        recorded = [f"{li.slug} ({len(li.entries)} entries)" for slug, li in self.new_listings.items()
-                    if slug not in self.corpus.listings]
-        extended = [line for line in self.report.listings if line.endswith(" taken in)")]
-        self.report.listings = recorded + extended
 
     def _extend(self, slug: str, entries: list[Entry]) -> None:
         listing = self.new_listings.get(slug) or copy.deepcopy(self.corpus.listings[slug])
@@ -204,7 +213,6 @@ class Importer:
             return
         listing.entries = [*listing.entries, *new]
         self.new_listings[slug] = listing
-        self.report.listings.append(f"{slug} ({len(new)} entries taken in)")
 
     def _classify(self, progress: Callable[[int, int], None] | None) -> None:
         """Topics and tags for the added papers, all at once: on every core for thousands."""
@@ -307,7 +315,6 @@ class Importer:
             origin=source.origin, sha256=source.sha256, date=source.date,
         )
         self.new_listings[listing.slug] = listing
-        self.report.listings.append(f"{listing.slug} ({len(entries)} entries)")
         return listing
 
 

@@ -17,6 +17,8 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..corpus.export import csv_cell  # a formula-like cell quoted, as in the exports
+
 GATED_FORMATS = frozenset({"hf-json", "arxiv-atom"})  # feeds; listings and bibliographies import whole
 
 
@@ -35,11 +37,6 @@ def report_path(sources: list[str]) -> Path:
     return Path(f"left-out-{stem}.csv")
 
 
-def _cell(text: str) -> str:
-    """A spreadsheet reads a cell starting with = + - @ (or a tab or CR) as a formula: quote it."""
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
-
-
 def report_csv(left_out: list[LeftOut]) -> str:
     """Most likely first, so the near misses a curator may want are at the top."""
     out = io.StringIO()
@@ -47,5 +44,6 @@ def report_csv(left_out: list[LeftOut]) -> str:
     writer.writerow(["id", "title", "best topic", "confidence", "take it in with"])
     for item in sorted(left_out, key=lambda i: (-i.confidence, i.key)):
         take = f"survey import {shlex.quote(item.source)} --on-topic --take {shlex.quote(item.key)}"
-        writer.writerow([_cell(item.key), _cell(item.title), item.best_topic, f"{item.confidence:.2f}", take])
+        writer.writerow([csv_cell(item.key), csv_cell(item.title), item.best_topic,
+                         f"{item.confidence:.2f}", take])
     return out.getvalue()
