@@ -1,11 +1,14 @@
 from __future__ import annotations
 
+import contextlib
 import http.server
+import io
 import os
 import shutil
 import subprocess
 import sys
 import threading
+import traceback
 from collections.abc import Callable, Container, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -69,6 +72,41 @@ def real_bib_files() -> list[Path]:
 
 def survey(*args: str, cwd: Path | None = None, input: str | None = None,
            env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """Run the `survey` command line in this process, as `python -m generator ARGS` would run
+    it (from `cwd`, with `env` added, `input` on stdin): its exit code, stdout and stderr. An
+    exception that escapes main() is printed to stderr as the interpreter prints it (exit 1), so
+    "no traceback" assertions hold in-process too. Start-up and import cost 0.75 to 1.5 s a
+    subprocess; this costs nothing, which is what lets every refusal be its own assertion.
+    `survey_process` runs the real command in a subprocess: one test per command uses it for
+    what only a process shows (its exit status as the shell sees it, nothing printed at exit)."""
+    from generator.cli.main import main
+
+    if "SURVEY_FAULT" in (env or {}):  # a fault kills or fails the process it is injected in
+        return survey_process(*args, cwd=cwd, input=input, env=env)
+    out, err = io.StringIO(), io.StringIO()
+    saved_env, saved_cwd, saved_stdin = dict(os.environ), os.getcwd(), sys.stdin
+    try:
+        os.environ.update(env or {})
+        os.chdir(cwd or ROOT)
+        sys.stdin = io.StringIO(input or "")
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main(list(args))
+            except SystemExit as exc:  # argparse's usage errors
+                code = exc.code if isinstance(exc.code, int) else 1
+            except Exception:
+                traceback.print_exc(file=err)
+                code = 1
+    finally:
+        sys.stdin = saved_stdin
+        os.chdir(saved_cwd)
+        os.environ.clear()
+        os.environ.update(saved_env)
+    return subprocess.CompletedProcess(["survey", *args], code, out.getvalue(), err.getvalue())
+
+
+def survey_process(*args: str, cwd: Path | None = None, input: str | None = None,
+                   env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """Run the real `survey` command line in a subprocess."""
     return subprocess.run(
         [sys.executable, "-m", "generator", *args], cwd=cwd or ROOT, input=input,
@@ -120,6 +158,39 @@ def seeded_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     corpus = new_corpus(tmp_path_factory.mktemp("seeded"))
     import_seeds(corpus)
     return corpus
+
+
+SMALL_SLUGS_MUST = ("rewrite-the-stars",)
+
+
+def small_corpus(to: Path) -> Path:
+    """A 25-odd-paper copy of the committed corpus, for the tests that look at a page or two:
+    the first papers of each listing, papers in several listings (cross-links), three papers of
+    each topic, tagged and dated ones, and the papers the tests name (SMALL_SLUGS_MUST); each
+    listing keeps only its entries for those papers, in their order. Its taxonomy and model are
+    the corpus's own. A whole seed build takes about 10 s; this one a few."""
+    from generator.corpus.store import listing_text, load_corpus, paper_text
+
+    corpus = load_corpus(ROOT / "corpus")
+    papers = corpus.sorted_papers()
+    keep = set(SMALL_SLUGS_MUST)
+    keep |= set(sorted(slug for slug, where in corpus.listings_of().items() if len(where) > 1)[:4])
+    for topic in corpus.taxonomy.topic_ids:
+        keep |= {p.slug for p in [p for p in papers if topic in p.topics][:3]}
+    keep |= {p.slug for p in [p for p in papers if p.tags][:3]}
+    keep |= {p.slug for p in [p for p in papers if p.date and p.arxiv][:3]}
+    for listing in corpus.sorted_listings():
+        keep |= {e.paper for e in listing.entries[:3]}
+    (to / "papers").mkdir(parents=True)
+    (to / "listings").mkdir()
+    for name in ("taxonomy.yaml", "topic_model.yaml"):
+        shutil.copy(ROOT / "corpus" / name, to / name)
+    for slug in sorted(keep):
+        (to / "papers" / f"{slug}.yaml").write_text(paper_text(corpus.papers[slug]), encoding="utf-8")
+    for listing in corpus.sorted_listings():
+        listing.entries = [e for e in listing.entries if e.paper in keep]
+        (to / listing.file).write_text(listing_text(listing), encoding="utf-8")
+    return to
 
 
 def make_project(tmp: Path, corpus: Path | None = None) -> Path:
