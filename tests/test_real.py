@@ -14,7 +14,7 @@ from conftest import make_project, mkdocs_build, real_papers, snapshot, survey
 
 from generator.corpus.store import load_corpus
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.real]
 
 
 @pytest.fixture(scope="module")

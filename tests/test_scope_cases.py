@@ -9,7 +9,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, snapshot, survey
+import yaml
+from conftest import ROOT, SEEDS, new_corpus, snapshot, survey
 
 
 def _item(arxiv: str, title: str, summary: str) -> dict:
@@ -154,3 +155,15 @@ def test_an_enrich_report_that_cannot_be_written_is_one_line(corpus: Path, tmp_p
     assert result.returncode != 0
     assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1, result.stderr
     assert "cannot write the enrich report" in result.stderr
+
+
+def test_a_curated_listing_imports_whole_under_the_gate(tmp_path: Path) -> None:
+    corpus = new_corpus(tmp_path)
+    result = survey("import", str(SEEDS[0]), "--on-topic", "--corpus", str(corpus))
+    assert result.returncode == 0, result.stderr
+    listing = yaml.safe_load(next((corpus / "listings").glob("*.yaml")).read_text())
+    papers = {p.stem: yaml.safe_load(p.read_text(encoding="utf-8"))
+              for p in (corpus / "papers").glob("*.yaml")}
+    assert len(listing["entries"]) > 50 and {e["paper"] for e in listing["entries"]} == set(papers)
+    assert any(not p["topics"] for p in papers.values())  # off-topic papers of the listing kept
+    assert "left out" not in result.stdout
