@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import atexit
 import contextlib
 import http.server
 import io
@@ -7,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import traceback
 from collections.abc import Callable, Container, Iterator
@@ -203,6 +205,19 @@ def small_corpus(to: Path) -> Path:
         listing.entries = [e for e in listing.entries if e.paper in keep]
         (to / listing.file).write_text(listing_text(listing), encoding="utf-8")
     return to
+
+
+_SMALL: list[Path] = []
+
+
+def small_project(tmp: Path) -> Path:
+    """make_project() around the small corpus (built once a session): for the tests that build
+    a site to look at a page or two, where a build of the whole seed corpus took about 10 s."""
+    if not _SMALL:
+        folder = Path(tempfile.mkdtemp(prefix="survey-small-"))
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        _SMALL.append(small_corpus(folder / "corpus"))
+    return make_project(tmp, _SMALL[0])
 
 
 def make_project(tmp: Path, corpus: Path | None = None) -> Path:

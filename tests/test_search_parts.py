@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, make_project, mkdocs_build, plugin_option
+from conftest import ROOT, mkdocs_build, plugin_option, small_project
 
 from generator.core.errors import SurveyError
 from generator.corpus.store import load_corpus
@@ -114,11 +114,13 @@ def test_the_seed_site_in_parts_has_every_page_once(real_site: Path, tmp_path: P
 def test_the_build_indexes_in_parts_when_told(tmp_path: Path) -> None:
     """`search_part_size` in mkdocs.yml: the build hands the plugin's paper pages and dates to
     the index, which is the one a re-index of the same pages in parts of that size writes."""
-    project = make_project(tmp_path)
-    plugin_option(project, "search_part_size: 100")
+    project = small_project(tmp_path)
+    plugin_option(project, "search_part_size: 8")
     site = mkdocs_build(project)
-    assert json.loads((site / OUTPUT / MANIFEST).read_text()) == {"parts": ["part-2", "part-3", "part-4"]}
+    parts = json.loads((site / OUTPUT / MANIFEST).read_text())["parts"]
+    assert len(parts) >= 2 and parts == [f"part-{i}" for i in range(2, len(parts) + 2)]
     built = files_of(site / OUTPUT)
-    papers = [(f"papers/{p.slug}/index.html", p.date) for p in load_corpus(ROOT / "corpus").papers.values()]
-    build_index(site, LIST_FOLDERS, papers, 100)
+    papers = [(f"papers/{p.slug}/index.html", p.date)
+              for p in load_corpus(project / "corpus").papers.values()]
+    build_index(site, LIST_FOLDERS, papers, 8)
     assert files_of(site / OUTPUT) == built

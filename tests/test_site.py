@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 import yaml
 from bs4 import BeautifulSoup
-from conftest import ROOT, make_project, mkdocs_build, survey
+from conftest import ROOT, make_project, mkdocs_build, small_project, survey
 from linkcheck import check_site
 
 from generator.corpus.store import load_corpus
@@ -314,7 +314,7 @@ def test_default_site_names_no_third_party(real_site: Path) -> None:
 @pytest.mark.slow
 def test_with_a_repository_the_edit_link_opens_the_corpus_file(tmp_path: Path) -> None:
     """"Make it yours": repo_url and edit_uri set in mkdocs.yml give every page its edit link."""
-    project = make_project(tmp_path)
+    project = small_project(tmp_path)
     config = project / "mkdocs.yml"
     text = config.read_text()
     for key in ("repo_url", "repo_name", "edit_uri"):
@@ -429,7 +429,7 @@ def test_survey_build_writes_the_same_markdown(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_changing_a_corpus_file_changes_the_rebuilt_site(tmp_path: Path) -> None:
-    project = make_project(tmp_path)
+    project = small_project(tmp_path)
     site = mkdocs_build(project)
     path = project / "corpus" / "papers" / "rewrite-the-stars.yaml"
     path.write_text(path.read_text().replace("Recent studies", "Newer studies", 1))
@@ -489,7 +489,7 @@ def wait_for_page(url: str, text: str, server: subprocess.Popen[bytes], log: Pat
 @pytest.mark.slow
 @pytest.mark.parametrize("flags", [[], ["--dirty"]], ids=["serve", "serve-dirty"])
 def test_mkdocs_serve_rebuilds_when_a_corpus_file_changes(tmp_path: Path, flags: list[str]) -> None:
-    project = make_project(tmp_path)
+    project = small_project(tmp_path)
     log = tmp_path / "serve.log"
     with mkdocs_serve(project, log, *flags) as (base, server):
         url = base + "papers/rewrite-the-stars/"
@@ -500,7 +500,7 @@ def test_mkdocs_serve_rebuilds_when_a_corpus_file_changes(tmp_path: Path, flags:
 
 
 def test_a_template_error_names_the_template(tmp_path: Path) -> None:
-    project = make_project(tmp_path)
+    project = small_project(tmp_path)
     template = project / "templates" / "paper.md.j2"
     template.write_text(template.read_text() + "\n{{ paper.no_such_field }}\n")
     result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict"], cwd=project,
@@ -511,7 +511,7 @@ def test_a_template_error_names_the_template(tmp_path: Path) -> None:
 
 
 def test_a_hand_written_page_may_not_hide_a_generated_one(tmp_path: Path) -> None:
-    project = make_project(tmp_path)
+    project = small_project(tmp_path)
     (project / "docs" / "papers").mkdir()
     (project / "docs" / "papers" / "rewrite-the-stars.md").write_text("# Mine\n")
     result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict"], cwd=project,
