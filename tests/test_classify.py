@@ -126,38 +126,49 @@ def test_tag_vocabulary_is_consistent() -> None:
 
 
 @pytest.mark.slow
-def test_quality_reports_every_figure_and_fails_below_a_floor_in_one_line(tmp_path: Path) -> None:
-    """`survey quality` on hand-labelled papers: the model on the held-out papers, the rules
-    alone on them, k-fold cross-validation on the tune papers, and the readers against each
-    other and the settled topics, each with an in-scope row. A floor above every figure fails,
-    in one line naming each figure. The figures on all the labels, against the floors CI holds,
-    are .ci/run's own step; here a fifth of the labels and 2 folds show the report's shape."""
+def test_quality_reports_every_figure_for_each_source_and_fails_below_a_floor_in_one_line(
+        tmp_path: Path) -> None:
+    """`survey quality` on hand-labelled papers, for each source of labels apart: the model on
+    the held-out papers, the rules alone on them, k-fold cross-validation on the tune papers (one
+    model for all sources, scored for each), and the readers against each other and the settled
+    topics, each with an in-scope row. A floor above a figure fails, in one line naming each
+    figure; a floor may be for one source (`SOURCE=F`). The figures on all the labels, against
+    the floors CI holds, are .ci/run's own step; here a fifth of the labels and 2 folds show the
+    report's shape."""
     from conftest import real_papers
 
-    data = yaml.safe_load((ROOT / "tests" / "data" / "topic_labels.yaml").read_text(encoding="utf-8"))
-    data["papers"] = data["papers"][::5]
-    labels = tmp_path / "labels.yaml"
-    labels.write_text(yaml.safe_dump(data), encoding="utf-8")
-    result = survey("quality", "--min-f1", "0.99", "--min-topic-f1", "0.99", "--min-scope", "0.99",
-                    "--min-caught", "0.99", "--max-flagged", "0.01", "--texts", str(real_papers()),
-                    "--labels", str(labels), "--folds", "2")
+    labels = []
+    for name in ("topic_labels.yaml", "topic_labels_arxiv.yaml"):
+        data = yaml.safe_load((ROOT / "tests" / "data" / name).read_text(encoding="utf-8"))
+        data["papers"] = data["papers"][::5]
+        labels += ["--labels", str(tmp_path / name)]
+        (tmp_path / name).write_text(yaml.safe_dump(data), encoding="utf-8")
+    result = survey("quality", "--min-f1", "0.99", "--min-topic-f1", "hf-daily=0.99", "--min-scope", "0.99",
+                    "--min-caught", "0.99", "--max-flagged", "0.01", "--texts", str(real_papers().parent),
+                    *labels, "--folds", "2")
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert re.fullmatch(r"survey quality: below the quality floor: .*\n", result.stderr)
-    for figure in ("micro-F1", "parallelism F1", "in-scope precision", "in-scope recall",
-                   "of the wrong papers", "of the papers flagged"):
+    for figure in ("hf-daily: held-out papers, never trained or tuned on: micro-F1",
+                   "arxiv-mlsys: held-out papers, never trained or tuned on: micro-F1",
+                   "hf-daily: held-out papers, never trained or tuned on: parallelism F1",
+                   "in-scope precision", "in-scope recall", "of the wrong papers", "of the papers flagged"):
         assert figure in result.stderr
+    assert "arxiv-mlsys: held-out papers, never trained or tuned on: parallelism F1" not in result.stderr
     names = re.findall(r"^(\S.*): (\d+) papers$", result.stdout, re.M)
-    assert [n for n, _ in names][:3] == ["held-out papers, never trained or tuned on",
-                                         "the same papers, topic rules alone (for comparison)",
-                                         f"2-fold cross-validation on the {names[2][1]} tune papers"]
-    assert len(names) == 6 and names[0][1] == names[1][1]
-    assert int(names[0][1]) + int(names[2][1]) == int(names[3][1])  # every labelled paper, once
+    assert len(names) == 12
+    for source, block in (("hf-daily", names[:6]), ("arxiv-mlsys", names[6:])):
+        assert [n for n, _ in block][:2] == [f"{source}: held-out papers, never trained or tuned on",
+                                             f"{source}: the same papers, topic rules alone (for comparison)"]
+        assert block[2][0].startswith(f"{source}: 2-fold cross-validation on its {block[2][1]} tune papers")
+        assert block[0][1] == block[1][1]
+        assert int(block[0][1]) + int(block[2][1]) == int(block[3][1])  # every labelled paper, once
     rows = re.findall(r"^  (micro|in scope) +\d\.\d{3} +\d\.\d{3} +(\d\.\d{3})", result.stdout, re.M)
     micro = [float(f1) for kind, f1 in rows if kind == "micro"]
-    assert len(micro) == 6
-    assert micro[0] > micro[1]  # the model beats the rules alone on papers neither was tuned on
-    assert min(micro[3:]) > max(micro[:3])  # readers agree with each other more than the model does
-    assert len(re.findall(r"flagged for review: \d+ of \d+ papers", result.stdout)) == 3
+    assert len(micro) == 12
+    for part in (micro[:6], micro[6:]):
+        assert min(part[3:]) > max(part[:3])  # readers agree with each other more than the model does
+    assert micro[0] > micro[1]  # on the daily feed the model beats the rules alone
+    assert len(re.findall(r"flagged for review: \d+ of \d+ papers", result.stdout)) == 6
 
 
 def test_prefilter_folds_the_letters_ignorecase_matches_to_ascii() -> None:

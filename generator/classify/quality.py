@@ -9,7 +9,7 @@ tune papers, the readers against each other and against the settled labels, the 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -49,31 +49,38 @@ class Doc:
     gold: tuple[str, ...]  # the settled topics
     split: str  # "tune" or "heldout"
     readers: tuple[tuple[str, ...], tuple[str, ...]]  # each reader's topics (both = gold where they agreed)
+    source: str = ""  # the `name` of the labels file it comes from
 
 
-def load_labelled(corpus: Corpus, labels_path: Path, texts_path: Path) -> list[Doc]:
-    """The labelled papers with their texts: real papers (`id`) from the daily-papers file, seed
-    papers (`slug`) from the corpus."""
-    import gzip
-    import json
+# A labels file's `source` -> its papers' texts by arXiv id, or None where it cannot be found.
+# The caller reads them as `survey import` reads the file (this layer does not know the readers).
+TextsOf = Callable[[str], "dict[str, tuple[str, str]] | None"]
 
+
+def load_labelled(corpus: Corpus, labels_paths: Sequence[Path], texts_of: TextsOf) -> list[Doc]:
+    """The labelled papers of every labels file with their texts: real papers (`id`) from the
+    file the labels name as their `source`, seed papers (`slug`) from the corpus. Each paper's
+    `source` is its labels file's `name`, so that quality is reported for each source apart."""
+    docs: list[Doc] = []
+    for path in labels_paths:
+        docs += _load_one(corpus, path, texts_of)
+    return docs
+
+
+def _load_one(corpus: Corpus, labels_path: Path, texts_of: TextsOf) -> list[Doc]:
     shown = str(labels_path)
     data = load_yaml(read_text(labels_path, shown), shown)
     if not isinstance(data, dict) or not isinstance(data.get("papers"), list):
         raise CorpusError(shown, "expected a mapping with 'papers': a list of labelled papers")
+    name = str(data.get("name") or labels_path.stem)
     texts: dict[str, tuple[str, str]] = {}
+    source = str(data.get("source") or "")
     if any(isinstance(row, dict) and "id" in row for row in data["papers"]):
-        try:
-            opener = gzip.open if texts_path.suffix == ".gz" else open
-            with opener(texts_path, "rt", encoding="utf-8") as fh:
-                items = json.load(fh)
-        except (OSError, ValueError) as exc:
-            raise CorpusError(str(texts_path), f"cannot read the daily-papers texts: {exc}") from None
-        for item in items:
-            paper = item.get("paper", item) if isinstance(item, dict) else {}
-            if isinstance(paper, dict) and "id" in paper:
-                texts[str(paper["id"])] = (" ".join(str(paper.get("title", "")).split()),
-                                           " ".join(str(paper.get("summary", "")).split()))
+        found = texts_of(source) if source else None
+        if found is None:
+            raise CorpusError(shown, f"the texts of its papers, {source or '(no source named)'}, "
+                                     "were not found (--texts)", field="source")
+        texts = found
     known = set(corpus.taxonomy.topic_ids)
     docs = []
     for i, row in enumerate(data["papers"]):
@@ -88,7 +95,7 @@ def load_labelled(corpus: Corpus, labels_path: Path, texts_path: Path) -> list[D
         else:
             key = str(row.get("id"))
             if key not in texts:
-                raise CorpusError(shown, f"not in {texts_path.name}", entry=key, field="id")
+                raise CorpusError(shown, f"not in {source}", entry=key, field="id")
             title, abstract = texts[key]
         gold = _topics(row.get("topics"), known, shown, key, "topics")
         readings = row.get("readers")
@@ -99,7 +106,7 @@ def load_labelled(corpus: Corpus, labels_path: Path, texts_path: Path) -> list[D
                        _topics(readings[1], known, shown, key, "readers"))
         else:
             raise CorpusError(shown, "expected the two readers' lists of topics", entry=key, field="readers")
-        docs.append(Doc(key, title, abstract, gold, row["split"], readers))
+        docs.append(Doc(key, title, abstract, gold, row["split"], readers, name))
     return docs
 
 
@@ -122,6 +129,16 @@ class Report:
     wrong: int = 0  # papers whose suggested topics differ from the labels
     wrong_flagged: int = 0
     errors: list[tuple[Doc, list[str]]] = field(default_factory=list)  # paper, suggested topics
+    # Every scored paper with what was suggested and whether it was flagged, so that a report
+    # can be cut into the papers of one source (subset).
+    scored: list[tuple[Doc, tuple[str, ...], bool]] = field(default_factory=list)
+
+    def subset(self, keys: set[str], name: str) -> Report:
+        out = Report(name, 0, {t: Counts() for t in self.per_topic})
+        for doc, got, uncertain in self.scored:
+            if doc.key in keys:
+                _score(out, doc.gold, got, uncertain, doc)
+        return out
 
     @property
     def micro(self) -> Counts:
@@ -150,6 +167,8 @@ def _score(report: Report, gold: Sequence[str], got: Sequence[str], uncertain: b
     report.scope.fp += bool(got) and not gold
     report.scope.fn += not got and bool(gold)
     wrong = sorted(got) != sorted(gold)
+    if doc is not None:
+        report.scored.append((doc, tuple(got), uncertain))
     if wrong and doc is not None:
         report.errors.append((doc, list(got)))
     report.papers += 1
@@ -229,14 +248,15 @@ class Floors:
     flagged: float | None = None  # at most this share of papers flagged, held out
 
 
-def below_floors(floors: Floors, heldout: Report, cv: Report) -> list[str]:
+def below_floors(floors: Floors, heldout: Report, cv: Report, scored: set[str] | None = None) -> list[str]:
+    """What is under a floor; a topic's own floor only for the topics `scored` (all by default)."""
     low = []
     for r in (heldout, cv):
         if floors.micro is not None and r.micro.f1 < floors.micro:
             low.append(f"{r.name}: micro-F1 {r.micro.f1:.3f} < {floors.micro}")
         if floors.topic is not None:
-            low += [f"{r.name}: {t} F1 {c.f1:.3f} < {floors.topic}"
-                    for t, c in r.per_topic.items() if c.f1 < floors.topic]
+            low += [f"{r.name}: {t} F1 {c.f1:.3f} < {floors.topic}" for t, c in r.per_topic.items()
+                    if c.f1 < floors.topic and (scored is None or t in scored)]
     if floors.scope is not None:
         low += [f"{heldout.name}: in-scope {what} {v:.3f} < {floors.scope}"
                 for what, v in (("precision", heldout.scope.precision), ("recall", heldout.scope.recall))

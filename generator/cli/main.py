@@ -13,7 +13,7 @@ from pathlib import Path
 from ..core.errors import SurveyError
 from ..core.progress import Progress
 from ..core.settings import read_settings
-from .topics import cmd_classify, cmd_explain, cmd_quality, cmd_train, labelled_args
+from .topics import cmd_classify, cmd_explain, cmd_quality, cmd_train, labelled_args, quality_args
 
 
 def today() -> str:
@@ -70,19 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("quality", help="precision, recall and F1 of the topic suggestions: held out "
                                        "and cross-validated, and the share flagged for review")
-    labelled_args(p)
-    p.add_argument("--folds", type=int, default=5, metavar="K")
-    p.add_argument("--min-f1", type=float, metavar="F",
-                   help="exit 1 when the held-out or cross-validated micro-F1 is below F")
-    p.add_argument("--min-topic-f1", type=float, metavar="F",
-                   help="exit 1 when a topic's held-out or cross-validated F1 is below F")
-    p.add_argument("--min-scope", type=float, metavar="F",
-                   help="exit 1 when the held-out in-scope precision or recall is below F")
-    p.add_argument("--min-caught", type=float, metavar="F",
-                   help="exit 1 when the review flags hold less than this share of the held-out errors")
-    p.add_argument("--max-flagged", type=float, metavar="F",
-                   help="exit 1 when more than this share of the held-out papers is flagged for review")
-    p.add_argument("--errors", action="store_true", help="list every held-out paper the model gets wrong")
+    quality_args(p)
     _corpus_arg(p)
 
     p = sub.add_parser("train", help="fit the topic model on the labelled papers and write "

@@ -57,6 +57,40 @@ def cmd_classify(args: argparse.Namespace) -> int:
     return 0
 
 
+def quality_args(p: argparse.ArgumentParser) -> None:
+    labelled_args(p)
+    p.add_argument("--folds", type=int, default=5, metavar="K")
+    for flag, what in (
+        ("--min-f1", "the held-out or cross-validated micro-F1 is below F"),
+        ("--min-topic-f1", "a topic's held-out or cross-validated F1 is below F (a topic with fewer "
+                           f"than {MIN_POSITIVES} held-out positives in a source is not scored)"),
+        ("--min-scope", "the held-out in-scope precision or recall is below F"),
+        ("--min-caught", "the review flags hold less than this share of the held-out errors"),
+        ("--max-flagged", "more than this share of the held-out papers is flagged for review"),
+    ):
+        p.add_argument(flag, action="append", default=[], metavar="[SOURCE=]F",
+                       help=f"exit 1 when {what}; for every source, or for the labels named SOURCE "
+                            "(repeatable)")
+    p.add_argument("--errors", action="store_true", help="list every held-out paper the model gets wrong")
+
+
+MIN_POSITIVES = 10  # fewer held-out positives than this make a topic's F1 a coin toss
+
+
+def _floor(values: list[str], source: str, flag: str) -> float | None:
+    """The floor of `flag` for a source: its own `SOURCE=F`, else a bare `F`."""
+    chosen = None
+    for value in values:
+        name, _, number = value.rpartition("=")
+        try:
+            f = float(number)
+        except ValueError:
+            raise SurveyError(f"{flag} {value!r}: expected F or SOURCE=F, F a number") from None
+        if name == source or (not name and chosen is None):
+            chosen = f
+    return chosen
+
+
 def cmd_quality(args: argparse.Namespace) -> int:
     import dataclasses
 
@@ -70,36 +104,60 @@ def cmd_quality(args: argparse.Namespace) -> int:
     )
 
     corpus, docs = _labelled(args)
-    heldout = [d for d in docs if d.split == "heldout"]
-    pool = [d for d in docs if d.split != "heldout"]
     if not corpus.taxonomy.weights():
         raise SurveyError(f"no topic model in {args.corpus}: run survey train first")
-    model = evaluate_docs(corpus.taxonomy, heldout, "held-out papers, never trained or tuned on")
-    rules = evaluate_docs(dataclasses.replace(corpus.taxonomy, model_path=None, _weights={}), heldout,
-                          "the same papers, topic rules alone (for comparison)")
-    cv = cross_validate(corpus.taxonomy, pool, args.folds)
-    cv.name = f"{args.folds}-fold cross-validation on the {len(pool)} tune papers"
-    print(format_reports([model, rules, cv]))
-    print(format_reports(readers_agreement(corpus.taxonomy, docs), review=False))
-    if args.errors:
-        for d, got in model.errors:
-            print(f"    {d.key}: labelled {list(d.gold) or '[]'}, model says {got or '[]'}: {d.title}")
-    floors = Floors(micro=args.min_f1, topic=args.min_topic_f1, scope=args.min_scope,
-                    caught=args.min_caught, flagged=args.max_flagged)
-    low = below_floors(floors, model, cv)
+    pool = [d for d in docs if d.split != "heldout"]
+    # One cross-validation over every source's tune papers (what `survey train` fits), scored for
+    # each source apart below.
+    cv_all = cross_validate(corpus.taxonomy, pool, args.folds)
+    rules_only = dataclasses.replace(corpus.taxonomy, model_path=None, _weights={})
+    sources = list(dict.fromkeys(d.source for d in docs))
+    low: list[str] = []
+    for source in sources:
+        mine = [d for d in docs if d.source == source]
+        heldout = [d for d in mine if d.split == "heldout"]
+        tune = {d.key for d in mine if d.split != "heldout"}
+        model = evaluate_docs(corpus.taxonomy, heldout,
+                              f"{source}: held-out papers, never trained or tuned on")
+        rules = evaluate_docs(rules_only, heldout,
+                              f"{source}: the same papers, topic rules alone (for comparison)")
+        cv = cv_all.subset(tune, f"{source}: {args.folds}-fold cross-validation on its {len(tune)} "
+                                 f"tune papers (trained on all {len(pool)})")
+        print(format_reports([model, rules, cv]))
+        agreement = readers_agreement(corpus.taxonomy, mine)
+        for report in agreement:
+            report.name = f"{source}: {report.name}"
+        print(format_reports(agreement, review=False))
+        if args.errors:
+            for d, got in model.errors:
+                print(f"    {d.key}: labelled {list(d.gold) or '[]'}, model says {got or '[]'}: {d.title}")
+        floors = Floors(micro=_floor(args.min_f1, source, "--min-f1"),
+                        topic=_floor(args.min_topic_f1, source, "--min-topic-f1"),
+                        scope=_floor(args.min_scope, source, "--min-scope"),
+                        caught=_floor(args.min_caught, source, "--min-caught"),
+                        flagged=_floor(args.max_flagged, source, "--max-flagged"))
+        scored = {t for t in corpus.taxonomy.topic_ids
+                  if sum(t in d.gold for d in heldout) >= MIN_POSITIVES}
+        unscored = [t for t in corpus.taxonomy.topic_ids if t not in scored]
+        if unscored:
+            print(f"  {source}: {', '.join(unscored)}: fewer than {MIN_POSITIVES} held-out positives, "
+                  "no topic floor")
+        low += below_floors(floors, model, cv, scored)
     if low:
         raise SurveyError("below the quality floor: " + "; ".join(low))
     return 0
 
 
-DEFAULT_TEXTS = "../shared/real/hf-daily-papers-2024-05-to-2026-08.json.gz"
+LABELS = ["tests/data/topic_labels.yaml", "tests/data/topic_labels_arxiv.yaml"]
+DEFAULT_TEXTS = "../shared/real"
 
 
 def labelled_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--labels", default="tests/data/topic_labels.yaml", metavar="FILE",
-                   help="hand-labelled papers")
-    p.add_argument("--texts", default=DEFAULT_TEXTS, metavar="FILE",
-                   help="the daily-papers JSON the labelled real papers' texts come from")
+    p.add_argument("--labels", action="append", metavar="FILE",
+                   help="a file of hand-labelled papers (repeatable; default: " + " and ".join(LABELS) + ")")
+    p.add_argument("--texts", action="append", metavar="PATH",
+                   help="where the labelled real papers' texts are: the file each labels file names as its "
+                        f"source, or a folder holding it (repeatable; default: {DEFAULT_TEXTS})")
 
 
 def _labelled(args: argparse.Namespace):  # type: ignore[no-untyped-def]
@@ -107,7 +165,25 @@ def _labelled(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     from ..corpus.store import load_corpus
 
     corpus = load_corpus(args.corpus)
-    return corpus, load_labelled(corpus, Path(args.labels), Path(args.texts))
+    labels = [Path(p) for p in (args.labels or LABELS)]
+    texts = texts_reader([Path(p) for p in (args.texts or [DEFAULT_TEXTS])])
+    return corpus, load_labelled(corpus, labels, texts)
+
+
+def texts_reader(paths: list[Path]):  # type: ignore[no-untyped-def]
+    """The texts of a labels file's `source`: the file of that name among `paths` (files, or
+    folders holding it), read as `survey import` reads it, so the model learns from the texts
+    as the corpus will hold them."""
+    from ..sources.readers import read_source
+
+    def texts_of(source: str) -> dict[str, tuple[str, str]] | None:
+        for path in paths:
+            found = path / source if path.is_dir() else path if path.name == source else None
+            if found is not None and found.is_file():
+                return {e.arxiv: (e.title, e.abstract) for e in read_source(found).entries if e.arxiv}
+        return None
+
+    return texts_of
 
 
 def cmd_train(args: argparse.Namespace) -> int:
@@ -122,7 +198,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     header = (
         "# The topic model: a bias and weights a topic (generator/classify/model.py says how they are\n"
         f"# used). Written by `survey train` from the {len(pool)} papers of the tune split of\n"
-        f"# {args.labels}. A curator may edit a weight or delete a line;\n"
+        f"# {' and '.join(args.labels or LABELS)}. A curator may edit a weight or delete a line;\n"
         "# `survey explain SLUG` shows which weights decided a paper, `survey quality` what an edit costs.\n"
     )
     data = {"topics": {t: {"bias": w.bias, "weights": w.weights} for t, w in weights.items()}}
