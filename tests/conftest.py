@@ -77,7 +77,10 @@ def survey(*args: str, cwd: Path | None = None, input: str | None = None,
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+    """Every file's bytes, but the lock's: every command that reads or writes makes it, and
+    writes who holds it in it (generator/corpus/lock.py)."""
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file() and p.name != ".survey-lock"}
 
 
 def unfill(corpus: Path, source: str, slugs: Container[str] | None = None) -> None:
