@@ -15,7 +15,6 @@ Windows has no `flock`.
 from __future__ import annotations
 
 import errno
-import fcntl
 import json
 import os
 import shlex
@@ -30,6 +29,11 @@ from ..core.errors import SurveyError
 from ..core.text import printable, shown_path
 from ..core.yamlio import NOFOLLOW
 from .faults import step
+
+try:
+    import fcntl
+except ImportError:  # Windows: no flock, so no command reads or writes the corpus there
+    fcntl = None  # type: ignore[assignment]
 
 LOCK = ".survey-lock"
 # How long a command waits for another one before it gives up. A `survey add` on the real corpus
@@ -53,7 +57,8 @@ def _close_in_child() -> None:
     _HELD.clear()
 
 
-os.register_at_fork(after_in_child=_close_in_child)
+if fcntl is not None:
+    os.register_at_fork(after_in_child=_close_in_child)
 
 
 def command_line() -> str:
@@ -86,6 +91,9 @@ class CorpusLock:
             return self
         if not self.root.is_dir():
             raise SurveyError(f"{self.root}: no corpus folder here (use --corpus DIR)")
+        if fcntl is None:
+            raise SurveyError("survey needs POSIX file locks (flock), which this system lacks: run "
+                              "it on Linux or macOS (on Windows, in WSL)")
         fd = self._open()
         if fd < 0:
             return self
