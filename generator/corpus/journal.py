@@ -171,7 +171,8 @@ def _recover(root: Path) -> str | None:
         _apply(root, staging, entries)
     except Untrusted as exc:
         raise SurveyError(f"{shown_path(staging)}: not left by a survey command on this machine "
-                          f"({exc}); nothing in it is applied: remove it") from None
+                          f"({exc}); nothing in it is applied: remove it, then compare the corpus "
+                          f"with git") from None
     except OSError as exc:
         raise SurveyError(f"{shown_path(staging)}: cannot finish the interrupted write it holds "
                           f"({exc.strerror or exc})") from None
