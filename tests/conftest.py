@@ -112,6 +112,16 @@ def new_corpus(tmp: Path) -> Path:
     return corpus
 
 
+def small_corpus(corpus: Path, slugs: list[str]) -> Path:
+    """A corpus of a few of the real corpus's papers (its taxonomy and model too) at `corpus`."""
+    (corpus / "papers").mkdir(parents=True)
+    for name in ("taxonomy.yaml", "topic_model.yaml"):
+        shutil.copy(ROOT / "corpus" / name, corpus / name)
+    for slug in slugs:
+        shutil.copy(ROOT / "corpus" / "papers" / f"{slug}.yaml", corpus / "papers")
+    return corpus
+
+
 def import_seeds(corpus: Path) -> None:
     for seed in SEEDS:
         result = survey("import", str(seed), "--name", SEED_NAMES[seed.name], "--corpus", str(corpus))

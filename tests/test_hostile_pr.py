@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import ROOT, make_project
+from conftest import ROOT, make_project, small_corpus
 
 from generator.cli.main import main
 
@@ -43,13 +43,7 @@ def origin(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if not shutil.which("git"):
         pytest.skip("needs git")
     tmp = tmp_path_factory.mktemp("origin")
-    corpus = tmp / "corpus"
-    (corpus / "papers").mkdir(parents=True)
-    for name in ("taxonomy.yaml", "topic_model.yaml"):
-        shutil.copy(ROOT / "corpus" / name, corpus / name)
-    for slug in PAPERS:
-        shutil.copy(ROOT / "corpus" / "papers" / f"{slug}.yaml", corpus / "papers")
-    project = make_project(tmp, corpus)
+    project = make_project(tmp, small_corpus(tmp / "corpus", PAPERS))
     shutil.copytree(ROOT / ".github", project / ".github")
     shutil.copy(ROOT / ".gitignore", project / ".gitignore")
     git(project, "init", "-q", "-b", "main")

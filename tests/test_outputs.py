@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, snapshot
+from conftest import small_corpus, snapshot
 
 from generator.cli.main import main
 
@@ -24,11 +23,7 @@ FEED = [{"paper": {"id": "2603.00011", "title": "Medieval Textile Trade Routes B
 @pytest.fixture()
 def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A folder with a small corpus, a feed whose one paper is off topic, and a README."""
-    corpus = tmp_path / "corpus"
-    (corpus / "papers").mkdir(parents=True)
-    for name in ("taxonomy.yaml", "topic_model.yaml"):
-        shutil.copy(ROOT / "corpus" / name, corpus / name)
-    shutil.copy(ROOT / "corpus" / "papers" / "rewrite-the-stars.yaml", corpus / "papers")
+    small_corpus(tmp_path / "corpus", ["rewrite-the-stars"])
     (tmp_path / "feed.json").write_text(json.dumps(FEED), encoding="utf-8")
     (tmp_path / "README.md").write_text("# My notes\n", encoding="utf-8")
     monkeypatch.chdir(tmp_path)

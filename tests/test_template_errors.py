@@ -6,11 +6,10 @@ of hanging on a traceback. In-process: the plugin's on_files on a project of one
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, make_project
+from conftest import make_project, small_corpus
 from mkdocs.config import load_config
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import Files
@@ -19,11 +18,7 @@ from mkdocs.structure.files import Files
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tmp = tmp_path_factory.mktemp("templates")
-    corpus = tmp / "corpus"
-    (corpus / "papers").mkdir(parents=True)
-    shutil.copy(ROOT / "corpus" / "taxonomy.yaml", corpus)
-    shutil.copy(ROOT / "corpus" / "papers" / "rewrite-the-stars.yaml", corpus / "papers")
-    return make_project(tmp, corpus)
+    return make_project(tmp, small_corpus(tmp / "corpus", ["rewrite-the-stars"]))
 
 
 def on_files(project: Path, command: str):  # type: ignore[no-untyped-def]
