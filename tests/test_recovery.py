@@ -180,15 +180,25 @@ def test_terminal_escapes_in_what_is_read_back_are_shown_escaped(
     interrupt(corpus, monkeypatch, argv=["survey", "add", "--title", ESCAPE + "all valid"])
     code, output = check(corpus, capsys)
     assert code == 0 and "\x1b" not in output and "`survey add --title '\\x1b[2K\\x1b[1A" in output, output
-    # the holder a waiting writer names, from the lock file
-    with open(corpus / ".survey-lock", "w", encoding="utf-8") as fh:
-        fh.write(json.dumps({"pid": 1, "command": ESCAPE + "done", "since": ESCAPE}))
+
+
+@pytest.mark.parametrize(("text", "named"), [
+    (json.dumps({"pid": 1, "command": ESCAPE + "done", "since": ESCAPE}), "pid 1 (`\\x1b[2K\\x1b[1A"),
+    ("[" * 4000, "one that has not said who it is"), ("\udcff", "one that has not said who it is")],
+    ids=["terminal escapes", "nested 4,000 deep", "not UTF-8"])
+def test_the_holder_a_waiting_writer_names_is_shown_in_one_line(
+        corpus: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], text: str,
+        named: str) -> None:
+    """What the lock file says is anyone's text: shown escaped, or not at all."""
+    with open(corpus / ".survey-lock", "w", encoding="utf-8", errors="surrogateescape") as fh:
+        fh.write(text)
         fh.flush()
         fcntl.flock(fh, fcntl.LOCK_EX)  # held by another open file: as by another process
         monkeypatch.setenv("SURVEY_LOCK_WAIT", "0")
         assert main(["add", "--title", "T", "--abstract", "A.", "--corpus", str(corpus)]) == 1
     err = capsys.readouterr().err
-    assert "is being changed by another survey command: pid 1 (`\\x1b[2K" in err and "\x1b" not in err, err
+    assert err.count("\n") == 1 and "\x1b" not in err, err
+    assert f"is being changed by another survey command: {named}" in err, err
 
 
 def test_a_kill_after_the_last_rename_is_not_reported_as_nothing_applied(corpus: Path) -> None:

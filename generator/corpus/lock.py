@@ -178,7 +178,7 @@ def _wait_from_environment() -> float:
 def holder_of(data: bytes) -> dict[str, Any]:
     try:
         holder = json.loads(data.decode("utf-8"))
-    except ValueError:
+    except (ValueError, RecursionError):  # the file's text is anyone's: `[[[[...`
         return {}
     return holder if isinstance(holder, dict) else {}
 
