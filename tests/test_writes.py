@@ -2,7 +2,7 @@
 any point, leave the corpus as it was or, once `survey check` or the next writer has finished
 them, as a finished run leaves it; what they write is checked by `survey check`'s rules first.
 
-The kill points are deterministic: SURVEY_FAULT=kill-after=N (generator/corpus/journal.py) kills
+The kill points are deterministic: SURVEY_FAULT=kill-after=N (generator/corpus/faults.py) kills
 the command with SIGKILL before its N+1th file operation of a write, so every step of the
 write is hit; timed kills (SIGKILL to the process group) add the points before it.
 """
@@ -93,7 +93,7 @@ def test_an_import_killed_at_any_point_is_applied_whole_or_not_at_all(
     n = len(written)
     # File operations of the import's write: the lock (1), the staging folder (2), each staged
     # file (3 .. n+2), manifest.part (n+3), the commit rename (n+4), each rename into place,
-    # the manifest's removal, the staging folder's, the lock's (2n+7).
+    # the emptied files/, the manifest, the staging folder, the lock's release (2n+8).
     commit_op = n + 4
     points = sorted({0, 1, 2, 3, n // 2, n + 2, n + 3, commit_op, commit_op + 1, commit_op + n // 2,
                      2 * n + 3, 2 * n + 4, 2 * n + 5, 2 * n + 6})
@@ -148,7 +148,7 @@ def test_an_add_killed_at_each_step_adds_the_paper_or_nothing(tmp_path: Path) ->
     done = copy(source, tmp_path / "done")
     assert run(*args, "--corpus", str(done)) == 0
     finished = snapshot(done)
-    # the lock, staging folder, the file, manifest.part, commit, rename, cleanup (3)
+    # the lock, staging folder, the file, manifest.part, commit, rename, cleanup (4)
     for k in range(9):
         corpus = copy(source, tmp_path / "killed")
         assert run(*args, "--corpus", str(corpus), fault=f"kill-after={k}") == KILLED
