@@ -129,7 +129,10 @@ def survey_process(*args: str, cwd: Path | None = None, input: str | None = None
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+    """Every file's bytes, but the lock's: every command that reads or writes makes it, and
+    writes who holds it in it (generator/corpus/lock.py)."""
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file() and p.name != ".survey-lock"}
 
 
 def unfill(corpus: Path, source: str, slugs: Container[str] | None = None) -> None:
@@ -158,6 +161,16 @@ def new_corpus(tmp: Path) -> Path:
     corpus = tmp / "corpus"
     corpus.mkdir(parents=True)
     shutil.copy(ROOT / "corpus" / "taxonomy.yaml", corpus / "taxonomy.yaml")
+    return corpus
+
+
+def small_corpus(corpus: Path, slugs: list[str]) -> Path:
+    """A corpus of a few of the real corpus's papers (its taxonomy and model too) at `corpus`."""
+    (corpus / "papers").mkdir(parents=True)
+    for name in ("taxonomy.yaml", "topic_model.yaml"):
+        shutil.copy(ROOT / "corpus" / name, corpus / name)
+    for slug in slugs:
+        shutil.copy(ROOT / "corpus" / "papers" / f"{slug}.yaml", corpus / "papers")
     return corpus
 
 

@@ -2,7 +2,7 @@
 any point, leave the corpus as it was or, once `survey check` or the next writer has finished
 them, as a finished run leaves it; what they write is checked by `survey check`'s rules first.
 
-The kill points are deterministic: SURVEY_FAULT=kill-after=N (generator/corpus/journal.py) kills
+The kill points are deterministic: SURVEY_FAULT=kill-after=N (generator/corpus/faults.py) kills
 the command with SIGKILL before its N+1th file operation of a write, so every step of the
 write is hit; timed kills (SIGKILL to the process group) add the points before it.
 """
@@ -108,7 +108,7 @@ def test_an_import_killed_at_any_point_is_applied_whole_or_not_at_all(
     n = len(written)
     # File operations of the import's write: the lock (1), the staging folder (2), each staged
     # file (3 .. n+2), manifest.part (n+3), the commit rename (n+4), each rename into place,
-    # the manifest's removal, the staging folder's, the lock's (2n+7).
+    # the emptied files/, the manifest, the staging folder, the lock's release (2n+8).
     commit_op = n + 4
     points = sorted({0, 1, 2, 3, n // 2, n + 2, n + 3, commit_op, commit_op + 1, commit_op + n // 2,
                      2 * n + 3, 2 * n + 4, 2 * n + 5, 2 * n + 6})
@@ -161,7 +161,7 @@ def test_an_add_killed_at_each_step_adds_the_paper_or_nothing(small: Path, tmp_p
     done = copy(source, tmp_path / "done")
     assert survey(*args, "--corpus", str(done), env=DAY).returncode == 0
     finished = snapshot(done)
-    # the lock, staging folder, the file, manifest.part, commit, rename, cleanup (3)
+    # the lock, staging folder, the file, manifest.part, commit, rename, cleanup (4)
     for k in range(9):
         corpus = copy(source, tmp_path / "killed")
         assert run(*args, "--corpus", str(corpus), fault=f"kill-after={k}") == KILLED
@@ -210,8 +210,8 @@ def test_a_train_killed_while_writing_keeps_the_old_model_or_writes_the_new(
     checked = survey("check", "--corpus", str(corpus))
     assert checked.returncode == 0 and "finished the interrupted write" in checked.stdout
     assert hashlib.sha256(model.read_bytes()).hexdigest() == entry["sha256"] and model.read_bytes() != old
-    assert sorted(p.name for p in corpus.iterdir()) == ["listings", "papers", "taxonomy.yaml",
-                                                         "topic_model.yaml"]
+    assert sorted(p.name for p in corpus.iterdir()) == [".survey-lock", "listings", "papers",
+                                                         "taxonomy.yaml", "topic_model.yaml"]
 
 
 def test_an_import_name_that_check_refuses_is_refused_before_anything_is_written(
@@ -290,6 +290,6 @@ def test_a_leftover_staging_folder_is_never_read_and_is_discarded(small: Path, t
     result = survey(*args)  # the next writer discards it, says so, and writes its own
     assert result.returncode == 0
     assert result.stderr.startswith("survey add: removed ")
-    assert "the leftover of an interrupted write of pid" in result.stderr
+    assert "the leftover of an interrupted write" in result.stderr
     assert "none of it had been applied" in result.stderr.splitlines()[0]
     assert {k for k in snapshot(corpus) if k not in before} == {"papers/sharded-checkpoints-at-scale.yaml"}

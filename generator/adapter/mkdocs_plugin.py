@@ -144,12 +144,11 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
             page_paths, other_paths = sorted(pages, key=page_order), sorted(others)
         except SurveyError as exc:
             raise PluginError(f"survey: {exc}") from None
-        except Exception as exc:  # a template error: name the template and the line
-            import jinja2
-
-            if isinstance(exc, jinja2.TemplateError):
-                raise PluginError(f"survey: {template_error(exc)}") from None
-            raise
+        except Exception as exc:  # raised by a template, Jinja or not: name the template and the line
+            where = template_error(exc)
+            if where is None:
+                raise
+            raise PluginError(f"survey: {where}") from None
         edit = site.edit_targets(page_paths)
         in_nav = site.nav_paths() if self.config.nav else set()
         hidden = sorted(files.src_uris.keys() & set(page_paths))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import reprlib
 import unicodedata
@@ -46,6 +47,23 @@ def bad_character(text: str) -> str | None:
         return (f"contains a lone surrogate (U+{ord(found.group()):04X}), which is no character: "
                 f"the source's text is damaged")
     return f"contains a control character (U+{ord(found.group()):04X})"
+
+
+def printable(text: str) -> str:
+    """Text as a terminal is to show it: each control or format character (an escape sequence
+    that erases the line above, a bidi override) written as its escape, `\\x1b`, `\\u202e`."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+
+
+def shown_path(path: str | os.PathLike[str]) -> str:
+    """A path as messages show it: relative to the working directory where possible, and
+    printable (a file's name comes from whoever made the file)."""
+    try:
+        return printable(os.path.relpath(path))
+    except ValueError:
+        return printable(str(path))
 
 
 def has_markup(text: str) -> bool:

@@ -1,11 +1,15 @@
-"""The corpus's writer lock: one command at a time writes the corpus.
+"""The corpus's lock: one writer at a time, and no reader while a writer changes the corpus.
 
-`corpus/.survey-lock` is held with `flock` by a writing command from before it reads the
-corpus until it has written, and holds who it is (pid, command, since) for the message of a
-writer that waits for it in vain. A lock left by a process that died is no obstacle: `flock`
-locks belong to the open file, and the kernel drops them when the last process holding it
-ends, however it ends. Forked children (the classifying pool) close their copy at once
-(`os.register_at_fork`), so the lock lives exactly as long as the command that took it.
+`corpus/.survey-lock` is locked with `flock`: exclusively by a writing command from before it
+reads the corpus until it has written, shared by every reader (`survey check`, `mkdocs build`,
+`mkdocs serve`) while it reads. A reader therefore sees the corpus before or after a write,
+never halfway, and waits for a writer (then fails in one line, as a second writer does). The
+writer keeps who it is (pid, command, since) in the file, for the message of one that waits in
+vain. The file stays once made (`.gitignore` holds it): a waiter that had opened a file since
+removed would lock it beside the one in place. A dead holder is no obstacle: the kernel drops a
+`flock` lock when the last descriptor of the file closes, however its process ended; forked
+children (the classifying pool) close their copy at once (`os.register_at_fork`). POSIX only:
+Windows has no `flock`.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import errno
 import json
 import os
 import shlex
-import signal
+import stat
 import sys
 import time
 from datetime import UTC, datetime
@@ -22,165 +26,143 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import SurveyError
+from ..core.text import printable, shown_path
 from ..core.yamlio import NOFOLLOW
+from .faults import step
+
+try:
+    import fcntl
+except ImportError:  # Windows: no flock, so no command reads or writes the corpus there
+    fcntl = None  # type: ignore[assignment]
 
 LOCK = ".survey-lock"
-# How long a writer waits for another one before it gives up. A `survey add` on the real corpus
+# How long a command waits for another one before it gives up. A `survey add` on the real corpus
 # of 9,403 papers holds the lock for 4.5-5.2 s of CPU (`/usr/bin/time survey add ...`, three
 # runs), so a second and a third add started beside one get through, while a person who starts a
 # second writer beside a long import hears why within seconds. SURVEY_LOCK_WAIT (seconds) sets
 # another.
 LOCK_WAIT = 15.0
 
-try:
-    import fcntl
-except ImportError:  # Windows: no flock. The commands still write all or nothing, unlocked.
-    fcntl = None  # type: ignore[assignment]
-
 
 class LockedError(SurveyError):
-    """Another writer holds the corpus."""
+    """Another command holds the corpus."""
 
 
-# --- fault injection, for tests/test_writes.py ------------------------------------------------
-# SURVEY_FAULT=kill-after=N kills this process (SIGKILL) before its N+1th file operation of a
-# write; SURVEY_FAULT=enospc-after=N makes that operation fail as a full disk would. Each file
-# operation of a write (here and in journal.py) calls step() first, so a test can stop a write
-# at every point of it.
-_ops = 0
-
-
-def step() -> None:
-    global _ops
-    fault = os.environ.get("SURVEY_FAULT")
-    if not fault:
-        return
-    _ops += 1
-    kind, _, after = fault.partition("-after=")
-    if not after.isdigit() or _ops <= int(after):
-        return
-    if kind == "kill":
-        os.kill(os.getpid(), signal.SIGKILL)
-    if kind == "enospc" and _ops == int(after) + 1:  # once: the disk is full for that one write
-        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-
-
-# --- the lock ---------------------------------------------------------------------------------
 _HELD: dict[str, CorpusLock] = {}
 
 
 def _close_in_child() -> None:
     for lock in _HELD.values():
-        if lock.fd is not None:
-            os.close(lock.fd)  # the parent's copy keeps the lock
-            lock.fd = None
+        os.close(lock.fd)  # the parent's copy keeps the lock
     _HELD.clear()
 
 
-if hasattr(os, "register_at_fork"):
+if fcntl is not None:
     os.register_at_fork(after_in_child=_close_in_child)
 
 
 def command_line() -> str:
     """This command as a person typed it, short enough for one line of a message."""
-    words = ["survey", *sys.argv[1:]] if sys.argv else ["survey"]
-    text = shlex.join(words)
+    text = shlex.join(["survey", *sys.argv[1:]])
     return text if len(text) <= 80 else text[:79] + "…"
 
 
-def _key(root: Path) -> str:
-    return os.path.realpath(root)
-
-
 def held(root: Path) -> bool:
-    return _key(root) in _HELD
+    """Whether this process writes the corpus now."""
+    lock = _HELD.get(os.path.realpath(root))
+    return lock is not None and not lock.shared
 
 
 class CorpusLock:
-    """The corpus's writer lock, reentrant within a process (`journal.writing` also finishes
-    what an interrupted writer left)."""
+    """The corpus's lock, exclusive (a writer) or shared (a reader); reentrant within a process,
+    where a reader inside a writer reads what the writer holds."""
 
-    def __init__(self, root: Path | str, wait: float | None = None) -> None:
-        self.root = Path(root)
-        self.path = self.root / LOCK
+    def __init__(self, root: Path | str, wait: float | None = None, *, shared: bool = False) -> None:
+        self.root, self.shared = Path(root), shared
         self.wait = wait if wait is not None else _wait_from_environment()
-        self.fd: int | None = None
-        self.previous: dict[str, Any] = {}  # what the last holder wrote, if it never released
+        self.fd = -1
         self.fresh = False  # this one took the lock (not a reentry): it releases it
 
     def __enter__(self) -> CorpusLock:
-        if held(self.root):
+        key = os.path.realpath(self.root)
+        if key in _HELD:
+            if _HELD[key].shared and not self.shared:
+                raise RuntimeError("a write started while this process reads the corpus")
             return self
-        self._acquire()
-        self.fresh = True
-        _HELD[_key(self.root)] = self
+        if not self.root.is_dir():
+            raise SurveyError(f"{self.root}: no corpus folder here (use --corpus DIR)")
+        if fcntl is None:
+            raise SurveyError("survey needs POSIX file locks (flock), which this system lacks: run "
+                              "it on Linux or macOS (on Windows, in WSL)")
+        fd = self._open()
+        if fd < 0:
+            return self
+        self._lock(fd)
+        if not self.shared:
+            info = {"pid": os.getpid(), "command": command_line(),
+                    "since": datetime.now(tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")}
+            try:
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, json.dumps(info).encode(), 0)
+            except OSError as exc:
+                os.close(fd)  # and with it the lock
+                raise SurveyError(cannot_write(self.root, exc)) from None
+        self.fd, self.fresh = fd, True
+        _HELD[key] = self
         return self
 
     def __exit__(self, *exc: object) -> None:
         if not self.fresh:
             return
-        _HELD.pop(_key(self.root), None)
+        del _HELD[os.path.realpath(self.root)]
         self.fresh = False
-        if self.fd is None:
-            return
-        try:
-            step()
-            os.unlink(self.path)  # before the unlock: a waiter that then locks the old file retries
-        except OSError:
-            pass
+        if not self.shared:
+            try:
+                step()
+                os.ftruncate(self.fd, 0)  # no holder to name until the next writer says who it is
+            except OSError:
+                pass
         os.close(self.fd)
-        self.fd = None
 
-    def _acquire(self) -> None:
-        if not self.root.is_dir():
-            raise SurveyError(f"{self.root}: no corpus folder here (use --corpus DIR)")
-        if fcntl is None:
-            return
+    def _open(self) -> int:
+        """The lock file, made if need be; -1 for a reader where none can be made (a read-only
+        corpus, which no writer changes either)."""
+        path = self.root / LOCK
+        try:
+            if not self.shared:
+                step()
+            fd = os.open(path, (os.O_RDONLY if self.shared else os.O_RDWR) | os.O_CREAT | os.O_NONBLOCK
+                         | NOFOLLOW, 0o666)
+        except OSError as exc:
+            if exc.errno in (errno.EISDIR, errno.ELOOP, errno.ENXIO):
+                raise SurveyError(not_made(path)) from None
+            if self.shared and exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+                return -1
+            raise SurveyError(cannot_write(self.root, exc)) from None
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise SurveyError(not_made(path))
+        return fd
+
+    def _lock(self, fd: int) -> None:
         deadline = time.monotonic() + self.wait
         while True:
             try:
-                step()
-                fd = os.open(self.path, os.O_RDWR | os.O_CREAT | NOFOLLOW,
-                             0o666)
-            except OSError as exc:
-                raise SurveyError(cannot_write(self.root, exc)) from None
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                fcntl.flock(fd, (fcntl.LOCK_SH if self.shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
+                return
             except BlockingIOError:
-                os.close(fd)
                 if time.monotonic() >= deadline:
-                    raise LockedError(self._busy()) from None
+                    holder = holder_of(os.pread(fd, 4096, 0))
+                    os.close(fd)
+                    raise LockedError(f"{shown_path(self.root)} is being changed by another survey "
+                                      f"command: {describe_holder(holder)}; waited {self.wait:g} s: "
+                                      f"run this again when it has finished") from None
                 time.sleep(0.1)
-                continue
-            # The holder before us may have removed the file as it released it: lock the file
-            # that is there now, or another writer could lock a new one beside ours.
-            try:
-                same = os.path.samestat(os.fstat(fd), os.stat(self.path, follow_symlinks=False))
-            except FileNotFoundError:
-                same = False
-            if not same:
+            except OSError as exc:  # ENOLCK: a network file system without locks
                 os.close(fd)
-                continue
-            self.fd = fd
-            break
-        self.previous = holder_of(os.read(fd, 4096))
-        info = {"pid": os.getpid(), "command": command_line(),
-                "since": datetime.now(tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")}
-        try:
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, json.dumps(info).encode(), 0)
-        except OSError as exc:
-            self.__exit__()
-            raise SurveyError(cannot_write(self.root, exc)) from None
-
-    def _busy(self) -> str:
-        try:
-            holder = holder_of(self.path.read_bytes())
-        except OSError:
-            holder = {}
-        return (f"{shown(self.root)} is being changed by another survey command: "
-                f"{describe_holder(holder)}; waited {self.wait:g} s: run this again when it has "
-                f"finished")
+                raise SurveyError(f"cannot lock {shown_path(self.root / LOCK)}: {exc.strerror}; survey "
+                                  f"needs a file system with flock locks (a local disk); nothing in "
+                                  f"{shown_path(self.root)} changed") from None
 
 
 def _wait_from_environment() -> float:
@@ -196,55 +178,27 @@ def _wait_from_environment() -> float:
 def holder_of(data: bytes) -> dict[str, Any]:
     try:
         holder = json.loads(data.decode("utf-8"))
-    except ValueError:
+    except (ValueError, RecursionError):  # the file's text is anyone's: `[[[[...`
         return {}
     return holder if isinstance(holder, dict) else {}
 
 
 def describe_holder(holder: dict[str, Any]) -> str:
-    """`pid 12 (`survey import x.json`, since 2025-01-02T10:00:00Z)`, or what is known of it;
-    "no longer running" when a child it forked holds the lock, or it left the file behind."""
+    """`pid 12 (`survey import x.json`, since 2025-01-02T10:00:00Z)`, or what is known of it,
+    escaped (the text was read from a file)."""
     pid = holder.get("pid")
     if not isinstance(pid, int):
-        return "a process that has not said who it is yet"
+        return "one that has not said who it is (a reader, or a writer starting)"
     said = [f"`{holder['command']}`"] if isinstance(holder.get("command"), str) else []
     if isinstance(holder.get("since"), str):
         said.append(f"since {holder['since']}")
-    return f"pid {pid} ({', '.join(said)}{'' if _alive(pid) else '; no longer running'})"
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True
-    return True
-
-
-def shown(path: Path) -> str:
-    try:
-        return os.path.relpath(path)
-    except ValueError:
-        return str(path)
+    return printable(f"pid {pid} ({', '.join(said)})")
 
 
 def cannot_write(root: Path, exc: OSError) -> str:
-    return f"cannot write to {shown(root)}: {exc.strerror or exc}; nothing in {shown(root)} changed"
+    return (f"cannot write to {shown_path(root)}: {exc.strerror or exc}; nothing in {shown_path(root)} "
+            f"changed")
 
 
-def locked_by_other(root: Path) -> bool:
-    if fcntl is None:
-        return False
-    try:
-        fd = os.open(root / LOCK, os.O_RDONLY | NOFOLLOW)
-    except OSError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
-    finally:
-        os.close(fd)
-    return False
+def not_made(path: Path) -> str:
+    return f"{shown_path(path)}: not a lock file survey made (a folder, a link or a device): remove it"

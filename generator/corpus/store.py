@@ -13,8 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import CorpusError, SurveyError, each_problem
+from ..core.text import shown_path
 from ..core.yamlio import LINK, dump_yaml, load_yaml, read_text
 from .journal import pending
+from .lock import CorpusLock
 from .model import Listing, Paper
 from .taxonomy import MODEL_FILE, Taxonomy
 
@@ -77,8 +79,11 @@ def load_corpus(
 ) -> Corpus:
     """Load and validate every record. With `collect`, problems are gathered instead of raised."""
     root = Path(root)
-    if not root.is_dir():
-        raise SurveyError(f"{root}: no corpus folder here (use --corpus DIR)")
+    with CorpusLock(root, shared=True):  # a writer's changes all or none (lock.py)
+        return _load(root, collect, cache)
+
+
+def _load(root: Path, collect: list[CorpusError] | None, cache: CorpusCache) -> Corpus:
     half_written = pending(root)
     if half_written:
         raise SurveyError(half_written)
@@ -171,14 +176,6 @@ def record_files(folder: Path) -> tuple[list[Path], list[CorpusError], list[str]
             else:
                 paths.append(folder / name)
     return paths, odd, hidden
-
-
-def shown_path(path: Path) -> str:
-    """A path as messages show it: relative to the working directory where possible."""
-    try:
-        return os.path.relpath(path)
-    except ValueError:
-        return str(path)
 
 
 def paper_text(paper: Paper) -> str:

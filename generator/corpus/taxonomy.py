@@ -134,18 +134,19 @@ class Taxonomy:
         raise_problems(problems)
         return cls(topics=topics, tags=tags, path=path)
 
-    def slow_rule(self, rule: Rule | None, title: str, seconds: float) -> CorpusError:
-        """The error for a rule that ran past the time guard (classify/rules.py)."""
+    def slow_rule(self, rule: Rule | None, title: str, over: str) -> CorpusError:
+        """The error for a rule that ran past the time guard (classify/rules.py), `over` its
+        budget (`over 2 s on the paper`)."""
         short = shorten(title if len(title) <= 60 else title[:57] + "...")
         items: list[Topic | Tag] = [*self.topics, *self.tags]
         for item in items:
             for i, candidate in enumerate(item.rules):
                 if candidate is rule:
                     return CorpusError(
-                        self.path, f"the rule ran over {seconds:g} s on the paper {short}: its pattern "
+                        self.path, f"the rule ran {over} {short}: its pattern "
                         f"backtracks without end on some texts (a repeated group of repeats, such as "
                         f"(\\w+\\s?)+); rewrite it", entry=item.id, field=f"rules[{i}].match")
-        return CorpusError(self.path, f"the rules ran over {seconds:g} s on the paper {short}")
+        return CorpusError(self.path, f"the rules ran {over} {short}")
 
 
 def _each(parse: Any, raws: list[Any], path: str, problems: list[CorpusError]) -> list[Any]:

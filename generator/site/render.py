@@ -363,16 +363,20 @@ def _search_url(title: str) -> Markup:
     return external_url("https://arxiv.org/search/?searchtype=title&query=" + quote_plus(title))
 
 
-def template_error(exc: BaseException) -> str:
-    """A template error as one line naming the template file and line."""
+def template_error(exc: BaseException) -> str | None:
+    """An error a template raised (a Jinja error, or an expression's: `{{ (1/0) }}`) as one line
+    naming the template file and line; None for an error raised elsewhere."""
     import traceback
 
-    where = getattr(exc, "filename", None)
-    line = getattr(exc, "lineno", None)
+    import jinja2
+
+    where, line = (exc.filename, exc.lineno) if isinstance(exc, jinja2.TemplateSyntaxError) else (None, None)
     if not where:
         for frame in reversed(traceback.extract_tb(exc.__traceback__)):
             if frame.filename.endswith(".j2"):
                 where, line = frame.filename, frame.lineno
                 break
+    if not where and not isinstance(exc, jinja2.TemplateError):
+        return None
     shown = os.path.relpath(where) if where else "a template"
-    return f"{shown}:{line or '?'}: {type(exc).__name__}: {exc}"
+    return f"{shown}:{line or '?'}: {type(exc).__name__}: {' '.join(str(exc).split())}"

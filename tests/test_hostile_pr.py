@@ -1,0 +1,272 @@
+"""A hostile pull request (issue 31): each file a pull request can commit into the writer's own
+`corpus/.survey-write/` or `corpus/.survey-lock` (links included: git stores them, and
+`.gitignore` does not stop `git add -f`), checked out by git as CI checks it out, then the steps
+of .github/workflows/pull-request.yml and deploy.yml run on it. Nothing outside the corpus
+changes, no paper changes, and the run fails in one line.
+
+Quick: a project of three papers; the steps that are `survey` commands run in-process, and one
+test each runs the real `survey check` and `mkdocs build` in a subprocess.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import ROOT, make_project, small_corpus
+
+from generator.cli.main import main
+
+WORKFLOWS = ["pull-request.yml", "deploy.yml"]
+PAPERS = ["2bp-2-stage-backpropagation", "rewrite-the-stars",
+          "zero-infinity-breaking-the-gpu-memory-wall-for-extreme-scale"]
+ESCAPE = "\x1b[2K\x1b[1A\x1b[2K"  # erase this line and the one above it
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", "-c", "user.name=PR", "-c", "user.email=pr@example.org", *args],
+                          cwd=cwd, check=True, capture_output=True, text=True, timeout=60).stdout
+
+
+@pytest.fixture(scope="module")
+def origin(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The survey's repository, small: its site sources, workflows and three papers."""
+    if not shutil.which("git"):
+        pytest.skip("needs git")
+    tmp = tmp_path_factory.mktemp("origin")
+    project = make_project(tmp, small_corpus(tmp / "corpus", PAPERS))
+    shutil.copytree(ROOT / ".github", project / ".github")
+    shutil.copy(ROOT / ".gitignore", project / ".gitignore")
+    git(project, "init", "-q", "-b", "main")
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "the survey")
+    return project
+
+
+def staged(corpus: Path, files: dict[str, bytes | str], command: str = "survey import feed.json",
+           manifest: object = None) -> None:
+    """A `.survey-write/` as a writer leaves it after its commit point: staged bytes, or links
+    (a str is the target of a link), and a manifest naming each with its SHA-256."""
+    staging = corpus / ".survey-write"
+    entries = []
+    for rel, content in files.items():
+        path = staging / "files" / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, str):
+            path.symlink_to(content)
+            data = path.read_bytes() if path.is_file() else b""
+        else:
+            path.write_bytes(content)
+            data = content
+        entries.append({"path": rel, "sha256": hashlib.sha256(data).hexdigest()})
+    if manifest is None:
+        manifest = {"command": command, "pid": 4242, "since": "2026-01-01T00:00:00Z", "files": entries}
+    staging.mkdir(exist_ok=True)
+    (staging / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+
+
+def link_out(repo: Path) -> None:
+    """A staged paper that is a link to a file outside the repository."""
+    secret = os.path.relpath(repo.parent / "outside/secret.yaml", repo / "corpus/.survey-write/files/papers")
+    staged(repo / "corpus", {"papers/stolen.yaml": secret})
+
+
+def folder_out(repo: Path) -> None:
+    """The staged papers' folder is a link out of the repository: renaming a file "from" it
+    moves the outside file into corpus/papers/."""
+    staging = repo / "corpus" / ".survey-write"
+    (staging / "files").mkdir(parents=True)
+    (staging / "files" / "papers").symlink_to(os.path.relpath(repo.parent / "outside", staging / "files"))
+    data = (repo.parent / "outside" / "secret.yaml").read_bytes()
+    entry = {"path": "papers/secret.yaml", "sha256": hashlib.sha256(data).hexdigest()}
+    (staging / "manifest.json").write_text(json.dumps({"pid": 1, "files": [entry]}), encoding="utf-8")
+
+
+def target_out(repo: Path) -> None:
+    """A target whose path goes through a link in the corpus to a file outside it."""
+    (repo / "corpus" / "up").symlink_to("..")
+    staged(repo / "corpus", {"up/README.md": b"# Replaced by a pull request\n"})
+
+
+def dev_zero(repo: Path) -> None:
+    """The manifest and a staged file are links to /dev/zero: a read never ends."""
+    staged(repo / "corpus", {"papers/zero.yaml": "/dev/zero"})
+    manifest = repo / "corpus" / ".survey-write" / "manifest.json"
+    manifest.unlink()
+    manifest.symlink_to("/dev/zero")
+
+
+def replaced_paper(repo: Path) -> None:
+    """Only .survey-write/ changes: a replay would publish a paper the repository does not hold."""
+    paper = (repo / "corpus" / "papers" / f"{PAPERS[1]}.yaml").read_text(encoding="utf-8")
+    staged(repo / "corpus", {f"papers/{PAPERS[1]}.yaml":
+                             paper.replace("title: ", "title: Buy Our Product. ", 1).encode()})
+
+
+def lock_folder(repo: Path) -> None:
+    """A `.survey-lock` folder (git keeps a folder by its files) blocks every writer."""
+    (repo / "corpus" / ".survey-lock").mkdir()
+    (repo / "corpus" / ".survey-lock" / "keep").write_text("", encoding="utf-8")
+
+
+def lock_file(repo: Path) -> None:
+    """A lock file whose holder's command is a terminal escape."""
+    (repo / "corpus" / ".survey-lock").write_text(json.dumps(
+        {"pid": 1, "command": ESCAPE + "survey check: all valid", "since": "now"}), encoding="utf-8")
+
+
+def malformed(repo: Path) -> None:
+    staged(repo / "corpus", {}, manifest={"files": [1, "papers/x.yaml"]})
+
+
+def escapes(repo: Path) -> None:
+    """A manifest whose command erases the line that reports the replay."""
+    staged(repo / "corpus", {}, command=ESCAPE + "survey check: 3 papers: all valid")
+
+
+def unfinished(repo: Path) -> None:
+    """Staged files without a manifest: what an interrupted writer leaves before its commit."""
+    staging = repo / "corpus" / ".survey-write" / "files" / "papers"
+    staging.mkdir(parents=True)
+    (staging / "x.yaml").write_text("slug: x\n", encoding="utf-8")
+
+
+ARTIFACTS: dict[str, tuple[Callable[[Path], None], str]] = {
+    "a staged link out of the repository": (link_out, ".survey-write"),
+    "a staged folder linked out of the repository": (folder_out, ".survey-write"),
+    "a target through a link out of the corpus": (target_out, ".survey-write"),
+    "links to /dev/zero": (dev_zero, ".survey-write"),
+    "a replacement paper": (replaced_paper, ".survey-write"),
+    "a .survey-lock folder": (lock_folder, ".survey-lock"),
+    "a .survey-lock file with terminal escapes": (lock_file, ".survey-lock"),
+    "a manifest whose entries are not objects": (malformed, ".survey-write"),
+    "terminal escapes in the manifest": (escapes, ".survey-write"),
+    "a staging folder without a manifest": (unfinished, ".survey-write"),
+}
+
+
+def pull_request(origin: Path, tmp: Path, change: Callable[[Path], None]) -> Path:
+    """The repository as CI checks out a pull request that made `change` and committed it all."""
+    (tmp / "outside").mkdir()
+    (tmp / "outside" / "secret.yaml").write_text("slug: secret\ntitle: not for the site\n", encoding="utf-8")
+    fork = tmp / "fork"
+    git(tmp, "clone", "-q", str(origin), str(fork))
+    change(fork)
+    git(fork, "add", "-f", "-A")
+    git(fork, "commit", "-q", "-m", "a pull request")
+    checkout = tmp / "checkout"
+    git(tmp, "clone", "-q", str(fork), str(checkout))
+    return checkout
+
+
+def files(folder: Path, skip: tuple[Path, ...] = ()) -> dict[str, bytes]:
+    """Every file below folder and where every link points, links not followed."""
+    out: dict[str, bytes] = {}
+    for dirpath, dirnames, filenames in os.walk(folder):
+        here = Path(dirpath)
+        dirnames[:] = [d for d in dirnames if here / d not in skip]
+        for name in filenames + [d for d in dirnames if (here / d).is_symlink()]:
+            path = here / name
+            key = str(path.relative_to(folder))
+            out[key] = (b"-> " + os.readlink(path).encode()) if path.is_symlink() else path.read_bytes()
+    return out
+
+
+def steps(name: str) -> list[tuple[str, dict[str, str]]]:
+    """The commands of a workflow's steps, in order, with their environment; not the steps that
+    install (the test's environment is installed) nor the test suite (this is part of it)."""
+    workflow = yaml.load((ROOT / ".github" / "workflows" / name).read_text(), Loader=yaml.BaseLoader)
+    out = []
+    for job in workflow["jobs"].values():
+        for step in job.get("steps", []):
+            run = step.get("run", "").strip()
+            if run and not run.startswith(("pip ", "sudo ")) and "pip install" not in run \
+                    and run != "python -m pytest":
+                out.append((run, step.get("env", {})))
+    return out
+
+
+def run_workflow(name: str, checkout: Path, capsys: pytest.CaptureFixture[str]) -> tuple[str, int, str]:
+    """Run the workflow's steps as its job does, stopping at the first that fails: `survey`
+    commands in-process, the others in a shell. Returns that step, its exit code and output."""
+    for command, env in steps(name):
+        if command.startswith("survey ") and "\n" not in command:
+            cwd = os.getcwd()
+            os.chdir(checkout)
+            try:
+                code = main(shlex.split(command)[1:])
+            finally:
+                os.chdir(cwd)
+            out = capsys.readouterr()
+            output = out.err + out.out
+        else:
+            result = subprocess.run(["bash", "-e", "-c", command], cwd=checkout, capture_output=True,
+                                    text=True, env={**os.environ, **env}, timeout=300)
+            code, output = result.returncode, result.stderr + result.stdout
+        if code != 0:
+            return command, code, output
+    return "", 0, ""
+
+
+@pytest.mark.parametrize("artifact", sorted(ARTIFACTS))
+def test_a_pull_request_that_commits_a_writers_file_fails_ci_in_one_line_and_changes_nothing(
+        origin: Path, tmp_path: Path, artifact: str, capsys: pytest.CaptureFixture[str]) -> None:
+    change, name = ARTIFACTS[artifact]
+    checkout = pull_request(origin, tmp_path, change)
+    corpus = checkout / "corpus"
+    skip = (corpus, checkout / "site")  # the site is what the build writes
+    outside = files(tmp_path, skip=skip)
+    papers = files(corpus / "papers")
+    for workflow in WORKFLOWS:
+        step, code, output = run_workflow(workflow, checkout, capsys)
+        changed = files(tmp_path, skip=skip).items() ^ outside.items()
+        assert not changed, (workflow, output, sorted(changed)[:3])
+        assert files(corpus / "papers") == papers, (workflow, output)
+        assert (step, code) == ("survey check", 1), (workflow, output)
+        assert output.count("\n") == 1 and "Traceback" not in output, (workflow, output)
+        assert output.startswith(f"survey check: corpus/{name}: ") and "remove it" in output, output
+        assert "\x1b" not in output
+
+
+def test_the_same_pull_request_without_the_artifact_passes_ci(
+        origin: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The runner above is real: a pull request that adds a paper passes both workflows."""
+    def add_paper(repo: Path) -> None:
+        (repo / "corpus" / "papers" / "a-new-paper.yaml").write_text(
+            "slug: a-new-paper\ntitle: A New Paper\nabstract: We shard checkpoints.\ntopics: []\ntags: []\n",
+            encoding="utf-8")
+
+    checkout = pull_request(origin, tmp_path, add_paper)
+    for workflow in WORKFLOWS:
+        assert run_workflow(workflow, checkout, capsys)[:2] == ("", 0), workflow
+    assert (checkout / "site" / "papers" / "a-new-paper" / "index.html").is_file()
+
+
+def test_the_real_survey_check_fails_in_one_line(origin: Path, tmp_path: Path) -> None:
+    checkout = pull_request(origin, tmp_path, dev_zero)
+    result = subprocess.run([sys.executable, "-m", "generator", "check"], cwd=checkout, capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 1 and result.stdout == "", result.stderr
+    assert result.stderr.startswith("survey check: corpus/.survey-write: ") and result.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("change", [dev_zero, lock_folder], ids=["manifest", "lock"])
+def test_mkdocs_build_alone_refuses_in_one_line_and_reads_nothing_of_it(
+        origin: Path, tmp_path: Path, change: Callable[[Path], None]) -> None:
+    """Were `survey check` left out of a workflow, the build still neither follows the links nor
+    reads /dev/zero: it refuses the half-applied corpus in one line."""
+    checkout = pull_request(origin, tmp_path, change)
+    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict"], cwd=checkout,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    errors = [line for line in result.stderr.splitlines() if line.startswith("ERROR")]
+    assert len(errors) == 1 and "corpus/.survey-" in errors[0], result.stderr

@@ -1,0 +1,310 @@
+"""What is left of a write, and the lock, when this machine's survey did not leave it or cannot
+trust it (issue 31): only a write this machine's survey staged is finished; links are never
+followed, devices and FIFOs never read; what is shown of it is escaped; every refusal is one
+line saying what to remove. And the lock's own failures: one line each, nothing held after.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, make_project, small_corpus, snapshot
+
+from generator.cli.main import main
+from generator.core.errors import SurveyError
+from generator.corpus import journal, lock
+from generator.corpus.store import load_corpus
+from generator.corpus.writes import write_files
+
+PAPERS = ["2bp-2-stage-backpropagation", "rewrite-the-stars"]
+NEW = "papers/sharded-checkpoints.yaml"
+NEW_TEXT = ("slug: sharded-checkpoints\ntitle: Sharded Checkpoints\nabstract: We shard.\ntopics: []\n"
+            "tags: []\n")
+ESCAPE = "\x1b[2K\x1b[1A\x1b[2K"
+
+
+@pytest.fixture()
+def corpus(tmp_path: Path) -> Path:
+    """Two papers and the taxonomy: the smallest corpus a write changes."""
+    return small_corpus(tmp_path / "corpus", PAPERS)
+
+
+@pytest.fixture(autouse=True)
+def machine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """This machine's state folder (where survey keeps its key), of this test alone."""
+    state = tmp_path / "state"
+    monkeypatch.setenv("XDG_STATE_HOME", str(state))
+    return state
+
+
+def check(corpus: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    code = main(["check", "--corpus", str(corpus)])
+    out = capsys.readouterr()
+    return code, out.err + out.out
+
+
+def interrupt(corpus: Path, monkeypatch: pytest.MonkeyPatch, files: list[tuple[str, str]] | None = None,
+              argv: list[str] | None = None) -> None:
+    """A write stopped right after its commit point, as by a kill: staged, sealed, not applied."""
+    def stop(*args: object) -> None:
+        raise OSError(errno.EIO, "stopped")
+
+    with monkeypatch.context() as m:
+        m.setattr(journal, "_apply", stop)
+        m.setattr(sys, "argv", argv or ["survey", "add"])
+        with pytest.raises(SurveyError, match="a write stopped half applied"):
+            write_files(load_corpus(corpus), files or [(NEW, NEW_TEXT)])
+    assert (corpus / ".survey-write" / "manifest.json").is_file()
+
+
+def refused(corpus: Path, capsys: pytest.CaptureFixture[str], outside: Path | None = None) -> str:
+    """survey check refuses the staging folder in one line, and nothing changes."""
+    before = snapshot(corpus)
+    around = snapshot(outside) if outside else {}
+    code, output = check(corpus, capsys)
+    assert code == 1 and output.count("\n") == 1, output
+    assert output.startswith(f"survey check: {os.path.relpath(corpus)}/.survey-write: "), output
+    assert "remove it" in output, output
+    assert "`survey check`" not in output and "\x1b" not in output
+    assert snapshot(corpus) == before
+    assert (snapshot(outside) if outside else {}) == around
+    return output
+
+
+def test_a_write_this_machine_staged_is_finished(corpus: Path, monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    interrupt(corpus, monkeypatch)
+    code, output = check(corpus, capsys)
+    assert code == 0 and "finished the interrupted write of pid" in output, output
+    assert (corpus / NEW).read_text(encoding="utf-8") == NEW_TEXT
+
+
+def test_a_write_staged_on_another_machine_is_refused(corpus: Path, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """A copied folder, an unpacked archive, a checkout: the key stayed on the machine."""
+    interrupt(corpus, monkeypatch)
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "another-machine"))
+    assert "its manifest does not carry this machine's seal" in refused(corpus, capsys)
+    assert not (corpus / NEW).exists()
+
+
+def test_a_changed_manifest_is_refused(corpus: Path, monkeypatch: pytest.MonkeyPatch,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """One more staged file and its line in a sealed manifest: a paper replaced."""
+    interrupt(corpus, monkeypatch)
+    paper = (corpus / "papers" / "rewrite-the-stars.yaml").read_bytes().replace(b"title: ", b"title: Buy ", 1)
+    (corpus / ".survey-write" / "files" / "papers" / "rewrite-the-stars.yaml").write_bytes(paper)
+    manifest = corpus / ".survey-write" / "manifest.json"
+    info = json.loads(manifest.read_text(encoding="utf-8"))
+    digest = hashlib.sha256(paper).hexdigest()
+    info["files"].append({"path": "papers/rewrite-the-stars.yaml", "sha256": digest})
+    manifest.write_text(json.dumps(info), encoding="utf-8")
+    refused(corpus, capsys)
+
+
+@pytest.mark.parametrize("manifest", [{"files": [1, "papers/x.yaml"]}, [], "x", {"files": {"a": 1}}],
+                         ids=["entries not objects", "a list", "a string", "files a mapping"])
+def test_a_malformed_manifest_is_refused_in_one_line(corpus: Path, capsys: pytest.CaptureFixture[str],
+                                                     manifest: object) -> None:
+    (corpus / ".survey-write").mkdir()
+    (corpus / ".survey-write" / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    refused(corpus, capsys)
+
+
+def to_dev_zero(staging: Path, outside: Path) -> None:
+    staged = next((staging / "files" / "papers").iterdir())
+    staged.unlink()
+    staged.symlink_to("/dev/zero")
+
+
+def manifest_to_dev_zero(staging: Path, outside: Path) -> None:
+    (staging / "manifest.json").unlink()
+    (staging / "manifest.json").symlink_to("/dev/zero")
+
+
+def manifest_a_fifo(staging: Path, outside: Path) -> None:
+    (staging / "manifest.json").unlink()
+    os.mkfifo(staging / "manifest.json")  # a read would wait for a writer forever
+
+
+def to_a_file_outside(staging: Path, outside: Path) -> None:
+    staged = next((staging / "files" / "papers").iterdir())
+    (outside / staged.name).write_bytes(staged.read_bytes())  # the bytes the manifest names
+    staged.unlink()
+    staged.symlink_to(outside / staged.name)
+
+
+def folder_outside(staging: Path, outside: Path) -> None:
+    """The staged folder is a link to one outside: a rename from it moves an outside file in."""
+    for staged in (staging / "files" / "papers").iterdir():
+        staged.rename(outside / staged.name)
+    (staging / "files" / "papers").rmdir()
+    (staging / "files" / "papers").symlink_to(outside)
+
+
+def target_folder_outside(staging: Path, outside: Path) -> None:
+    """The corpus's papers/ folder is a link out of it: the rename would write there."""
+    corpus = staging.parent
+    shutil.copytree(corpus / "papers", outside / "papers")
+    shutil.rmtree(corpus / "papers")
+    (corpus / "papers").symlink_to(outside / "papers")
+
+
+@pytest.mark.parametrize("tamper", [to_dev_zero, manifest_to_dev_zero, manifest_a_fifo, to_a_file_outside,
+                                    folder_outside, target_folder_outside], ids=lambda f: f.__name__)
+def test_no_link_is_followed_and_nothing_but_a_plain_file_read(
+        corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        tamper: Callable[[Path, Path], None]) -> None:
+    """Even in a write this machine sealed: a link changed into it is refused, not followed."""
+    interrupt(corpus, monkeypatch)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    tamper(corpus / ".survey-write", outside)
+    refused(corpus, capsys, outside)
+
+
+def test_terminal_escapes_in_what_is_read_back_are_shown_escaped(
+        corpus: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    interrupt(corpus, monkeypatch, argv=["survey", "add", "--title", ESCAPE + "all valid"])
+    code, output = check(corpus, capsys)
+    assert code == 0 and "\x1b" not in output and "`survey add --title '\\x1b[2K\\x1b[1A" in output, output
+
+
+@pytest.mark.parametrize(("text", "named"), [
+    (json.dumps({"pid": 1, "command": ESCAPE + "done", "since": ESCAPE}), "pid 1 (`\\x1b[2K\\x1b[1A"),
+    ("[" * 4000, "one that has not said who it is"), ("\udcff", "one that has not said who it is")],
+    ids=["terminal escapes", "nested 4,000 deep", "not UTF-8"])
+def test_the_holder_a_waiting_writer_names_is_shown_in_one_line(
+        corpus: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], text: str,
+        named: str) -> None:
+    """What the lock file says is anyone's text: shown escaped, or not at all."""
+    with open(corpus / ".survey-lock", "w", encoding="utf-8", errors="surrogateescape") as fh:
+        fh.write(text)
+        fh.flush()
+        fcntl.flock(fh, fcntl.LOCK_EX)  # held by another open file: as by another process
+        monkeypatch.setenv("SURVEY_LOCK_WAIT", "0")
+        assert main(["add", "--title", "T", "--abstract", "A.", "--corpus", str(corpus)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "\x1b" not in err, err
+    assert f"is being changed by another survey command: {named}" in err, err
+
+
+def test_a_kill_after_the_last_rename_is_not_reported_as_nothing_applied(corpus: Path) -> None:
+    """Killed at each step of its end: once the paper is in, no message says none of it was."""
+    seen = set()
+    for k in range(6, 10):  # from the first rename to the end
+        copy = corpus.parent / f"killed-{k}"
+        shutil.copytree(corpus, copy)
+        env = {**os.environ, "SURVEY_FAULT": f"kill-after={k}"}
+        subprocess.run([sys.executable, "-m", "generator", "add", "--title", "Sharded Checkpoints",
+                        "--abstract", "We shard.", "--corpus", str(copy)], cwd=ROOT, env=env, timeout=120,
+                       capture_output=True)
+        checked = subprocess.run([sys.executable, "-m", "generator", "check", "--corpus", str(copy)],
+                                 cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert checked.returncode == 0, checked.stderr
+        added = (copy / "papers" / "sharded-checkpoints.yaml").exists()
+        assert added and "none of it had been applied" not in checked.stdout, (k, checked.stdout)
+        seen.add(checked.stdout.splitlines()[0].split(":")[1].split(",")[0].strip())
+    assert any(said.startswith("removed") for said in seen), seen  # the case was hit
+
+
+# --- the lock ---------------------------------------------------------------------------------
+def test_a_failed_write_of_the_holder_leaves_the_lock_free(corpus: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    def full(*args: object) -> int:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    with monkeypatch.context() as m:
+        m.setattr(os, "pwrite", full)
+        with pytest.raises(SurveyError, match="No space left on device"), lock.CorpusLock(corpus):
+            pass
+    with lock.CorpusLock(corpus, wait=0):
+        assert lock.held(corpus)
+
+
+def test_a_file_system_without_locks_is_one_line(corpus: Path, monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    def no_locks(fd: int, how: int) -> None:
+        raise OSError(errno.ENOLCK, os.strerror(errno.ENOLCK))  # NFS without its lock daemon
+
+    monkeypatch.setattr(fcntl, "flock", no_locks)
+    assert main(["add", "--title", "T", "--abstract", "A.", "--corpus", str(corpus)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("survey add: cannot lock ") and "No locks available" in err
+    assert not (corpus / "papers" / "t.yaml").exists()
+
+
+def test_without_flock_nothing_is_written_unlocked(corpus: Path) -> None:
+    """As on Windows: no lock, so no write (there was a branch that wrote unlocked there, and
+    removed another writer's staging)."""
+    script = ("import sys; sys.modules['fcntl'] = None\nfrom generator.cli.main import main\n"
+              "sys.exit(main(sys.argv[1:]))")
+    result = subprocess.run([sys.executable, "-c", script, "add", "--title", "T", "--abstract", "A.",
+                             "--corpus", str(corpus)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 1 and result.stderr.count("\n") == 1, result.stderr
+    assert "survey needs POSIX file locks (flock)" in result.stderr
+    assert sorted(p.name for p in (corpus / "papers").iterdir()) == sorted(f"{s}.yaml" for s in PAPERS)
+
+
+def test_a_reader_waits_for_a_writer_and_sees_the_corpus_after_it(corpus: Path) -> None:
+    """A write half applied while the reader starts: a listing that names a paper not yet in."""
+    listing = ("slug: l\nname: L\nsource: text\norigin: o\nsha256: s\nentries:\n"
+               "- paper: sharded-checkpoints\n  title: Sharded Checkpoints\n")
+    with lock.CorpusLock(corpus):
+        (corpus / "listings").mkdir()
+        (corpus / "listings" / "l.yaml").write_text(listing, encoding="utf-8")
+        reader = subprocess.Popen([sys.executable, "-m", "generator", "check", "--corpus", str(corpus)],
+                                  cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(2)  # the reader has started and reads, or waits
+        (corpus / NEW).write_text(NEW_TEXT, encoding="utf-8")
+    out, err = reader.communicate(timeout=120)
+    assert reader.returncode == 0, err
+    assert out.endswith("3 papers, 1 listings, 4 topics, 50 tags: all valid\n"), out
+
+
+def test_a_build_waits_for_a_writer_and_builds_the_corpus_after_it(corpus: Path, tmp_path: Path) -> None:
+    """A build started during an import read the new listing without its papers (a KeyError)."""
+    project = make_project(tmp_path, corpus)
+    corpus = project / "corpus"
+    listing = ("slug: l\nname: L\nsource: text\norigin: o\nsha256: s\nentries:\n"
+               "- paper: sharded-checkpoints\n  title: Sharded Checkpoints\n")
+    with lock.CorpusLock(corpus):
+        (corpus / "listings").mkdir()
+        (corpus / "listings" / "l.yaml").write_text(listing, encoding="utf-8")
+        build = subprocess.Popen([sys.executable, "-m", "mkdocs", "build", "--strict"], cwd=project,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(2)  # the build has started and reads, or waits
+        (corpus / NEW).write_text(NEW_TEXT, encoding="utf-8")
+    _, err = build.communicate(timeout=300)
+    assert build.returncode == 0, err
+    assert (project / "site" / "papers" / "sharded-checkpoints" / "index.html").is_file()
+
+
+def test_a_reader_that_waits_in_vain_fails_in_one_line(corpus: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("SURVEY_LOCK_WAIT", "0.2")
+    proc = subprocess.Popen([sys.executable, "-c", "import sys, time; from generator.corpus.lock import "
+                             "CorpusLock\nwith CorpusLock(sys.argv[1]):\n    print('locked', flush=True)\n"
+                             "    time.sleep(60)", str(corpus)], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline() == "locked\n"
+        for command in (["check"], ["export"]):
+            assert main([*command, "--corpus", str(corpus)]) == 1
+            err = capsys.readouterr().err
+            assert err.count("\n") == 1, err
+            assert f"is being changed by another survey command: pid {proc.pid}" in err
+    finally:
+        proc.kill()
+        proc.wait()
