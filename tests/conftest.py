@@ -109,6 +109,39 @@ def new_corpus(tmp: Path) -> Path:
     return corpus
 
 
+# A corpus of a few real papers (issue 29): two whose topics a person reviewed (curated), the
+# others with the topics and confidence the model suggests, as an import writes them, one of
+# them with no topic, and one hostile paper of the model's.
+REVIEWED = ["2bp-2-stage-backpropagation", "8-bit-optimizers-via-block-wise-quantization"]
+SUGGESTED = ["a-unified-sequence-parallelism-approach-for-long-context", "analyzing-modern-nvidia-gpu-cores",
+             "accelerating-feedforward-computation-via-parallel-nonlinear",
+             "arithmetic-sampling-parallel-diverse-decoding-for-large-language",
+             "algorithms-for-caching-and-mts-with-reduced-number-of"]
+HOSTILE_SLUG = "hostile-quantization"
+HOSTILE_TITLE = "Quantization <b>*trick*</b> {{ x }} \u202eevil\u202c | 4-bit"
+HOSTILE_ABSTRACT = ("We quantize weights to 4-bit integers with <script>alert(1)</script> and "
+                    "[a link](javascript:alert(1)); low-bit inference at 2x the speed.")
+
+
+def small_corpus(tmp: Path) -> Path:
+    from generator.classify.suggest import suggest
+    from generator.corpus.model import Paper
+    from generator.corpus.store import load_corpus, paper_text
+
+    corpus = new_corpus(tmp)
+    shutil.copy(ROOT / "corpus" / "topic_model.yaml", corpus / "topic_model.yaml")
+    (corpus / "papers").mkdir()
+    real = load_corpus(ROOT / "corpus")
+    hostile = Paper(slug=HOSTILE_SLUG, title=HOSTILE_TITLE, abstract=HOSTILE_ABSTRACT, date="2025-01-02")
+    for paper in [*(real.papers[s] for s in REVIEWED + SUGGESTED), hostile]:
+        if paper.slug not in REVIEWED:
+            s = suggest(real.taxonomy, paper.title, paper.abstract)
+            paper.topics, paper.confidence = s.topic_ids, s.confidence
+            paper.curated = [c for c in paper.curated if c != "topics"]
+        (corpus / paper.file).write_text(paper_text(paper), encoding="utf-8")
+    return corpus
+
+
 def import_seeds(corpus: Path) -> None:
     for seed in SEEDS:
         result = survey("import", str(seed), "--name", SEED_NAMES[seed.name], "--corpus", str(corpus))
