@@ -246,11 +246,15 @@ class Session:
             conf = f"{verdict.confidence:.2f}" if verdict else ""
             lines.append(f"  {n} [{mark}] {terminal_text(topic.name):<14} {conf}".rstrip())
             if verdict and (topic.id in chosen or verdict.confidence > REVIEW_LOW):
-                lines += [f"          {terminal_text(r)}"[:width] for r in reasons(verdict, SHOWN_REASONS)]
+                lines += [_fit(" " * 10 + terminal_text(r), width) for r in reasons(verdict, SHOWN_REASONS)]
         lines += ["", HELP.format(n=len(self.topics))]
         if note:
             lines.append(note)
         return "\n".join(lines) + "\n"
+
+
+def _fit(line: str, width: int) -> str:
+    return line if len(line) <= width else line[:width - 1] + "…"
 
 
 def _search(title: str) -> str:
