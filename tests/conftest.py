@@ -30,7 +30,7 @@ os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
 # it is marked slow, so `pytest -m "not slow"` leaves it out. Tests that build a site of their
 # own, run `mkdocs serve`, classify or import the whole corpus or read the whole real data file
 # say @pytest.mark.slow themselves.
-SLOW_FIXTURES = {"real_site", "site_base", "hostile_site", "chromium", "cited_site"}
+SLOW_FIXTURES = {"real_site", "site_base", "hostile_site", "chromium", "cited_site", "small_site"}
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -140,6 +140,13 @@ def small_corpus(tmp: Path) -> Path:
             paper.curated = [c for c in paper.curated if c != "topics"]
         (corpus / paper.file).write_text(paper_text(paper), encoding="utf-8")
     return corpus
+
+
+@pytest.fixture(scope="session")
+def small_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site of small_corpus, built once with `mkdocs build --strict` in a temp dir."""
+    tmp = tmp_path_factory.mktemp("small")
+    return mkdocs_build(make_project(tmp, small_corpus(tmp)))
 
 
 def import_seeds(corpus: Path) -> None:

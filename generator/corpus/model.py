@@ -221,10 +221,12 @@ def _confidence(f: Fields, topics: list[str]) -> dict[str, float]:
 
 
 def _fraction(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, str)) or not FRACTION_RE.match(str(value)):
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        return None
+    if isinstance(value, str) and not FRACTION_RE.match(value):
         return None
     number = float(value)
-    return number if 0 <= number <= 1 else None
+    return number if 0 <= number <= 1 else None  # NaN is not
 
 
 def _enriched(f: Fields) -> list[Enriched]:
