@@ -55,7 +55,7 @@ def text(tag: Tag) -> str:
 def test_a_suggested_topic_says_suggested_with_its_confidence_and_that_no_one_reviewed_it(site: Path) -> None:
     page = article(site, f"papers/{UNSURE}")
     topics = next(p for p in page.find_all("p") if p.get_text().startswith("Topics:"))
-    assert text(topics) == "Topics: Parallelism suggested, confidence 0.62"
+    assert text(topics) == "Topics: Parallelism ( suggested, confidence 0.62 )"
     assert topics.find("em").get_text() == "suggested, confidence 0.62"
     note = page.find("p", class_="survey-suggested")
     assert note is not None and text(note).startswith(
