@@ -300,3 +300,23 @@ def test_review_exits_with_one_line_and_no_traceback(corpus: Path, tmp_path: Pat
     assert len(result.stderr.splitlines()) == 1 and "field 'topics': unknown topic 'nope'" in result.stderr
     assert snapshot(corpus) == before
     assert set(REVIEWED).isdisjoint(survey("review", "--list", "--corpus", str(corpus)).stdout.split())
+
+
+def test_without_a_topic_model_the_queue_is_in_slug_order(
+        corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (corpus / "topic_model.yaml").unlink()
+    lines = listed(corpus, capsys=capsys)
+    assert [line.split()[0] for line in lines] == sorted(WAITING)
+    assert lines[:2] == [
+        "a-unified-sequence-parallelism-approach-for-long-context  no topic model; topics: parallelism",
+        "accelerating-feedforward-computation-via-parallel-nonlinear  no topic model; topics: parallelism, "
+        "serving"]
+
+
+def test_a_terminal_with_nothing_waiting_is_told_so(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    for stream in (sys.stdin, sys.stdout):
+        monkeypatch.setattr(stream, "isatty", lambda: True)
+    assert main(["review", "--corpus", str(ROOT / "corpus")]) == 0  # every real paper is reviewed
+    assert capsys.readouterr().out == ("survey review: no paper is waiting: a person has reviewed the "
+                                       "topics of every paper\n")

@@ -13,7 +13,7 @@ import shutil
 import sys
 import textwrap
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -46,6 +46,10 @@ def cmd_review(args: argparse.Namespace) -> int:
     if not args.list and not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise SurveyError("not on a terminal: --list prints the queue, --apply FILE applies decisions")
     pending = queue(corpus, args.topic, Progress("reading the papers to review"))
+    if not pending and not args.list:
+        print("survey review: no paper is waiting: a person has reviewed the topics of every paper"
+              + (f" on or near {args.topic}" if args.topic else ""))
+        return 0
     if args.list:
         for item in pending:
             print(list_line(corpus, item.slug, item.scores))
@@ -59,7 +63,7 @@ def cmd_review(args: argparse.Namespace) -> int:
     return 0
 
 
-def list_line(corpus: Corpus, slug: str, scores: dict[str, float] | Any) -> str:
+def list_line(corpus: Corpus, slug: str, scores: Mapping[str, float]) -> str:
     """A paper of the queue as --list prints it: the slug, then what the model thinks."""
     from ..classify.review import expected_wrong
 
