@@ -589,7 +589,7 @@ def test_the_search_page_shows_results_before_the_counts(
     entry = json.loads((bundle / "pagefind-entry.json").read_text())
     meta = read_pagefind(bundle / f"pagefind.{entry['languages']['en']['hash']}.pf_meta")
     others = {f"/pagefind/filter/{chunk}.pf_filter" for name, chunk in meta[3] if name != "topic"}
-    assert len(others) == 4  # tag, year, listing, author
+    assert len(others) == 5  # tag, year, listing, author, review
     held: list[Any] = []
     page.route(lambda url: urlsplit(url).path.endswith(tuple(others)), lambda route: held.append(route))
     goto(tab, site_base + "search/?q=pipeline")
