@@ -86,6 +86,9 @@ def test_topic_narrows_the_queue_to_papers_that_have_it_or_may_have_missed_it(
     assert main(["review", "--list", "--topic", "gpus", "--corpus", str(corpus)]) == 1
     assert capsys.readouterr().err == ("survey review: --topic: unknown topic 'gpus'; the topics are "
                                        "parallelism, quantization, serving, kernels\n")
+    assert main(["review", "--apply", "d.yaml", "--topic", "kernels", "--corpus", str(corpus)]) == 1
+    assert capsys.readouterr().err == ("survey review: --topic narrows the queue; --apply applies every "
+                                       "decision of its file\n")
 
 
 # --- --apply ----------------------------------------------------------------------------------

@@ -40,6 +40,8 @@ def cmd_review(args: argparse.Namespace) -> int:
     from ..classify.review import queue
     from ..corpus.store import load_corpus
 
+    if args.apply and args.topic:
+        raise SurveyError("--topic narrows the queue; --apply applies every decision of its file")
     if args.apply:
         return _apply(args)
     corpus = load_corpus(args.corpus)
