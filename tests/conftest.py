@@ -35,7 +35,7 @@ os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
 # it is marked slow, so `pytest -m "not slow"` leaves it out. Tests that build a site of their
 # own, run `mkdocs serve`, classify or import the whole corpus or read the whole real data file
 # say @pytest.mark.slow themselves.
-SLOW_FIXTURES = {"real_site", "site_base", "hostile_site", "chromium", "cited_site"}
+SLOW_FIXTURES = {"real_site", "site_base", "hostile_site", "chromium", "cited_site", "review_site"}
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -164,7 +164,7 @@ def new_corpus(tmp: Path) -> Path:
     return corpus
 
 
-def small_corpus(corpus: Path, slugs: list[str]) -> Path:
+def few_papers(corpus: Path, slugs: list[str]) -> Path:
     """A corpus of a few of the real corpus's papers (its taxonomy and model too) at `corpus`."""
     (corpus / "papers").mkdir(parents=True)
     for name in ("taxonomy.yaml", "topic_model.yaml"):
@@ -172,6 +172,49 @@ def small_corpus(corpus: Path, slugs: list[str]) -> Path:
     for slug in slugs:
         shutil.copy(ROOT / "corpus" / "papers" / f"{slug}.yaml", corpus / "papers")
     return corpus
+
+
+# A corpus of a few real papers (issue 29): two whose topics a person reviewed (curated), the
+# others with the topics and confidence the model suggests, as an import writes them, one of
+# them with no topic, and one hostile paper of the model's.
+REVIEWED = ["2bp-2-stage-backpropagation", "8-bit-optimizers-via-block-wise-quantization"]
+SUGGESTED = ["a-unified-sequence-parallelism-approach-for-long-context", "analyzing-modern-nvidia-gpu-cores",
+             "accelerating-feedforward-computation-via-parallel-nonlinear",
+             "arithmetic-sampling-parallel-diverse-decoding-for-large-language",
+             "algorithms-for-caching-and-mts-with-reduced-number-of"]
+HOSTILE_SLUG = "hostile-quantization"
+HOSTILE_TITLE = "Quantization <b>*trick*</b> {{ x }} \u202eevil\u202c | 4-bit"
+HOSTILE_ABSTRACT = ("We quantize weights to 4-bit integers with <script>alert(1)</script> and "
+                    "[a link](javascript:alert(1)); low-bit inference at 2x the speed.")
+
+
+def review_corpus(tmp: Path) -> Path:
+    from generator.classify.suggest import suggest
+    from generator.corpus.model import Paper
+    from generator.corpus.store import load_corpus, paper_text
+
+    corpus = new_corpus(tmp)
+    # A pinned model: the tests of this corpus check the confidences it gives, which a retrained
+    # corpus model would change.
+    shutil.copy(FIXTURES / "topic_model_82c6543.yaml", corpus / "topic_model.yaml")
+    (corpus / "papers").mkdir()
+    real = load_corpus(ROOT / "corpus")
+    taxonomy = load_corpus(corpus).taxonomy
+    hostile = Paper(slug=HOSTILE_SLUG, title=HOSTILE_TITLE, abstract=HOSTILE_ABSTRACT, date="2025-01-02")
+    for paper in [*(real.papers[s] for s in REVIEWED + SUGGESTED), hostile]:
+        if paper.slug not in REVIEWED:
+            s = suggest(taxonomy, paper.title, paper.abstract)
+            paper.topics, paper.confidence = s.topic_ids, s.confidence
+            paper.curated = [c for c in paper.curated if c != "topics"]
+        (corpus / paper.file).write_text(paper_text(paper), encoding="utf-8")
+    return corpus
+
+
+@pytest.fixture(scope="session")
+def review_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site of review_corpus, built once with `mkdocs build --strict` in a temp dir."""
+    tmp = tmp_path_factory.mktemp("review")
+    return mkdocs_build(make_project(tmp, review_corpus(tmp)))
 
 
 def import_seeds(corpus: Path) -> None:

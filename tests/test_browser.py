@@ -589,7 +589,7 @@ def test_the_search_page_shows_results_before_the_counts(
     entry = json.loads((bundle / "pagefind-entry.json").read_text())
     meta = read_pagefind(bundle / f"pagefind.{entry['languages']['en']['hash']}.pf_meta")
     others = {f"/pagefind/filter/{chunk}.pf_filter" for name, chunk in meta[3] if name != "topic"}
-    assert len(others) == 4  # tag, year, listing, author
+    assert len(others) == 5  # tag, year, listing, author, review
     held: list[Any] = []
     page.route(lambda url: urlsplit(url).path.endswith(tuple(others)), lambda route: held.append(route))
     goto(tab, site_base + "search/?q=pipeline")
@@ -1022,3 +1022,85 @@ def test_a_corpus_error_shows_in_the_browser_until_it_is_fixed(
             context.close()
         assert server.poll() is None
     assert f"{PAPER}.yaml:3:9: malformed YAML" in log.read_text()
+
+
+# --- topics for readers, suggestions marked (issue 29), on a small site -------------------------
+
+# Each word of the home page's topics table that the browser laid out over two lines: a word is
+# letters and digits between spaces and hyphens (a line may end after a hyphen, as in "low-|bit").
+BROKEN_WORDS = """() => {
+  const broken = [];
+  for (const cell of document.querySelectorAll("article table td")) {
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const m of node.data.matchAll(/[^\\s\\-\\u2010-\\u2014\\/]+/g)) {
+        const range = document.createRange();
+        range.setStart(node, m.index);
+        range.setEnd(node, m.index + m[0].length);
+        const tops = [...range.getClientRects()].map(r => r.top).sort((a, b) => a - b);
+        if (tops.length && tops[tops.length - 1] - tops[0] > 2) broken.push(m[0]);
+      }
+    }
+  }
+  return broken;
+}"""
+
+TOPIC_TOP = """() => {
+  const summary = document.querySelector("article p.survey-summary").getBoundingClientRect();
+  const first = document.querySelector("article ul li").getBoundingClientRect();
+  return {summary: [summary.top, summary.bottom], first: first.top, height: window.innerHeight};
+}"""
+
+
+@pytest.fixture(scope="session")
+def small_base(chromium: Browser, review_site: Path) -> Iterator[str]:
+    with serve(review_site) as base:
+        yield base
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_topic_names_and_sentences_keep_their_words_and_each_topic_opens_on_its_papers(
+        small_base: str, chromium: Browser, viewport: dict[str, int]) -> None:
+    """Issue 29: the home table broke "Quantization" mid-word; a topic page began with a
+    paragraph of its boundary rule. Now no word of the table breaks, and a topic page shows
+    its sentence, then its first papers, on the first screen; the rule is one click away."""
+    taxonomy = load_corpus(ROOT / "corpus").taxonomy
+    phone = viewport is PHONE
+    with open_tab(chromium, viewport, is_mobile=phone, has_touch=phone) as tab:
+        page = tab.page
+        goto(tab, small_base)
+        cells = page.locator("article table td:first-child").all_inner_texts()
+        assert cells == [*(t.name for t in taxonomy.topics), "Other"]
+        assert page.evaluate(BROKEN_WORDS) == []
+        assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+        for topic in taxonomy.topics:
+            goto(tab, small_base + f"topics/{topic.id}/")
+            assert page.locator("article p.survey-summary").inner_text() == topic.summary
+            box = page.evaluate(TOPIC_TOP)
+            assert box["summary"][1] <= box["first"] < box["height"], (topic.id, box)
+            rule = page.locator("article details.survey-boundary")
+            assert not rule.locator("p").is_visible()
+            rule.locator("summary").click()
+            assert rule.locator("p").inner_text() == topic.description
+        tab.assert_clean()
+
+
+def test_the_search_page_filters_reviewed_and_suggested_papers(small_base: str, desktop: Tab) -> None:
+    from conftest import REVIEWED, SUGGESTED
+
+    tab, page = desktop, desktop.page
+    goto(tab, small_base + "search/?review=suggested")
+    page.locator(".survey-result__link").first.wait_for()
+    assert result_count(page) == len(SUGGESTED) + 1  # and the hostile paper
+    for link in page.locator(".survey-result__link").all():
+        assert "(suggested)" in link.locator(".survey-result__facts").inner_text()
+    page.locator(".survey-facet__count").first.wait_for()
+    legends = page.locator(".survey-facet__name").all_inner_texts()
+    assert "Topics reviewed" in legends
+    chosen = page.locator(".survey-facet input[name=review][value=suggested]")
+    assert chosen.is_checked()
+    assert chosen.locator("xpath=following-sibling::span[2]").inner_text() == str(len(SUGGESTED) + 1)
+    goto(tab, small_base + "search/?review=reviewed")
+    page.locator(".survey-result__link").first.wait_for()
+    assert result_slugs(page) == sorted(REVIEWED)
+    tab.assert_clean()

@@ -168,6 +168,10 @@ def test_listing_and_topic_names_are_shown_as_written_on_every_page(
                               ).get_text(strip=True) == name
     listed = page(site / "papers" / "hostile-0" / "index.html").select_one("article")
     assert LISTING_NAME in listed.get_text()
+    # the topic page's folded rule is raw HTML in the Markdown: its name is text there too
+    rule = page(site / "topics" / "kernels" / "index.html").select_one("article details.survey-boundary")
+    assert rule.summary.get_text() == f"What is in {TOPIC_NAME} and what is not: the rule curators follow"
+    assert not rule.select("script, img, b")
 
 
 @pytest.mark.slow

@@ -1,5 +1,5 @@
 // Search with Pagefind (https://pagefind.app): the header's box answers as you type, the search
-// page (search/) adds filters by topic, tag, year, listing and author, kept in its URL (a paper's
+// page (search/) adds filters by topic, review, tag, year, listing and author, kept in its URL (a paper's
 // page links each author's name to search/?author=NAME: every paper of that author). The index lives in
 // pagefind/ at the site root and is fetched in small pieces, only those a query needs.
 // Pagefind's script, its WebAssembly and the index's meta file load before the first query: on
@@ -17,8 +17,9 @@
 
   var script = document.currentScript;
   var root = new URL("../", script ? script.src : location.href);  // this file is assets/search.js
-  var FACETS = [["topic", "Topic"], ["year", "Year"], ["listing", "Listing"], ["tag", "Tag"],
-                ["author", "Author"]];
+  // review: "reviewed" (a person decided the paper's topics) or "suggested" (the topic model did).
+  var FACETS = [["topic", "Topic"], ["review", "Topics reviewed"], ["year", "Year"], ["listing", "Listing"],
+                ["tag", "Tag"], ["author", "Author"]];
   // Authors are many (39,561 in 9,109 real papers): the author facet lists the chosen ones and
   // those with the most papers among the results, not all of them.
   var AUTHORS_SHOWN = 10;

@@ -29,6 +29,12 @@ class Suggestion:
         return [v.id for v in self.tags if v.chosen]
 
     @property
+    def confidence(self) -> dict[str, float]:
+        """The model's confidence in each topic it suggests, as a paper file keeps it (none from
+        the rules alone)."""
+        return {v.id: round(v.confidence, 2) for v in self.topics if isinstance(v, TopicVerdict) and v.chosen}
+
+    @property
     def uncertain(self) -> list[TopicVerdict]:
         """Topics whose confidence is between REVIEW_LOW and REVIEW_HIGH: a person should look."""
         return [v for v in self.topics if isinstance(v, TopicVerdict) and v.uncertain]
@@ -103,12 +109,17 @@ def _model_lines(v: TopicVerdict, held: bool) -> list[str]:
         return []
     state = _state(held, v.chosen, "the model", "agrees", "suggests")
     review = " [review: uncertain]" if REVIEW_LOW < v.confidence < REVIEW_HIGH else ""
-    lines = [f"topic {v.id}: confidence {v.confidence:.2f}: {state}{review}"]
-    for feature, effect in v.contributions[:SHOWN]:
-        lines.append(f"    {effect:+.2f}  {describe(feature)}")
-    if len(v.contributions) > SHOWN:
-        rest = sum(c for _, c in v.contributions[SHOWN:])
-        lines.append(f"    {rest:+.2f}  {len(v.contributions) - SHOWN} more words and rules")
+    return [f"topic {v.id}: confidence {v.confidence:.2f}: {state}{review}",
+            *(f"    {line}" for line in reasons(v, SHOWN))]
+
+
+def reasons(v: TopicVerdict, shown: int) -> list[str]:
+    """The features that moved a topic's confidence most, strongest first, and the rest summed:
+    what `survey explain` and `survey review` show."""
+    lines = [f"{effect:+.2f}  {describe(feature)}" for feature, effect in v.contributions[:shown]]
+    if len(v.contributions) > shown:
+        rest = sum(c for _, c in v.contributions[shown:])
+        lines.append(f"{rest:+.2f}  {len(v.contributions) - shown} more words and rules")
     return lines
 
 
@@ -140,12 +151,20 @@ class Brief:
     tag_ids: tuple[str, ...]
     uncertain: tuple[tuple[str, float], ...]  # (topic, confidence)
     best: tuple[str, float] | None  # the most likely topic and its confidence (or rule points)
+    scores: tuple[tuple[str, float], ...] = ()  # every topic's confidence (none from the rules alone)
+
+    @property
+    def confidence(self) -> dict[str, float]:
+        """As Suggestion.confidence: what a paper file keeps of the suggested topics."""
+        chosen = set(self.topic_ids)
+        return {t: round(c, 2) for t, c in self.scores if t in chosen}
 
 
 def brief(s: Suggestion) -> Brief:
     best = max(((v.id, v.confidence if isinstance(v, TopicVerdict) else float(v.score)) for v in s.topics),
                key=lambda b: b[1], default=None)
-    return Brief(tuple(s.topic_ids), tuple(s.tag_ids), tuple((v.id, v.confidence) for v in s.uncertain), best)
+    return Brief(tuple(s.topic_ids), tuple(s.tag_ids), tuple((v.id, v.confidence) for v in s.uncertain), best,
+                 tuple((v.id, v.confidence) for v in s.topics if isinstance(v, TopicVerdict)))
 
 
 _WORKER_TAXONOMY: Taxonomy | None = None

@@ -1,4 +1,4 @@
-"""The `survey` command: import, check, export, explain, classify, quality, build, add, enrich."""
+"""The `survey` command: import, check, export, explain, classify, review, quality, build, add, enrich."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from pathlib import Path
 from ..core.errors import SurveyError
 from ..core.progress import Progress
 from ..core.settings import read_settings
+from .review import cmd_review, review_arguments
 from .topics import cmd_classify, cmd_explain, cmd_quality, cmd_train, labelled_args, quality_args
 
 
@@ -73,6 +74,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("classify", help="compare the rules' suggestions with the papers' topics "
                                         "and tags; --write applies them where not curated")
     p.add_argument("--write", action="store_true")
+    _corpus_arg(p)
+
+    p = sub.add_parser("review", help="decide the topics no person has confirmed, the papers the model "
+                                      "is least sure of first; --list prints the queue, --apply FILE "
+                                      "applies decisions")
+    review_arguments(p)
     _corpus_arg(p)
 
     p = sub.add_parser("quality", help="precision, recall and F1 of the topic suggestions: held out "
@@ -143,6 +150,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 WRITES: dict[str, Callable[[argparse.Namespace], bool]] = {
     "import": lambda a: not a.dry_run, "add": lambda a: not a.dry_run,
     "enrich": lambda a: not a.dry_run, "classify": lambda a: bool(a.write),
+    # An interactive review locks for each decision it writes, not while the curator reads.
+    "review": lambda a: bool(a.apply),
 }
 
 
@@ -298,7 +307,7 @@ def cmd_add(args: argparse.Namespace) -> int:
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "import": cmd_import, "check": cmd_check, "export": cmd_export, "explain": cmd_explain,
     "classify": cmd_classify, "quality": cmd_quality, "train": cmd_train, "build": cmd_build, "add": cmd_add,
-    "enrich": cmd_enrich,
+    "enrich": cmd_enrich, "review": cmd_review,
 }
 
 __all__ = ["main"]

@@ -19,6 +19,7 @@ SEP = "\n"
 CSV_COLUMNS = (
     "slug", "url", "title", "abstract", "topics", "tags", "listings", "alternate_titles",
     "arxiv", "authors", "date", "added", *(f"link_{k}" for k in LINK_KINDS),
+    "reviewed",  # last, so that the columns before keep their places
 )
 
 
@@ -32,6 +33,10 @@ def records(corpus: Corpus) -> list[dict[str, Any]]:
             "title": paper.title,
             "abstract": paper.abstract,
             "topics": list(paper.topics),
+            # false: the topics are the model's suggestion, which no person has reviewed yet
+            "reviewed": paper.topics_reviewed,
+            **({"confidence": dict(paper.confidence)}
+               if paper.confidence and not paper.topics_reviewed else {}),
             "tags": list(paper.tags),
             "listings": [
                 {"slug": li.slug, "name": li.name, "position": pos}
@@ -110,7 +115,7 @@ def _csv_line(rec: dict[str, Any]) -> str:
         SEP.join(f"{li['slug']}#{li['position']}" for li in rec["listings"]),
         SEP.join(rec["alternate_titles"]), rec.get("arxiv", ""),
         SEP.join(rec.get("authors", [])), rec.get("date", ""), rec.get("added", ""),
-        *(links.get(k, "") for k in LINK_KINDS),
+        *(links.get(k, "") for k in LINK_KINDS), "true" if rec["reviewed"] else "false",
     )])
     return buf.getvalue()
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import date as _date
 from typing import Any
 
-from ..core.errors import CorpusError, raise_problems
-from ..core.text import bad_character, has_markup, is_slug, shorten, squash
+from ..core.errors import CorpusError
+from ..core.text import is_slug, shorten
+from .fields import MAX_ITEMS, Fields, text_problem
 
 LINK_KINDS = ("paper", "pdf", "code", "project")
 CURATABLE = ("title", "abstract", "arxiv", "authors", "date", "topics", "tags", "links")
@@ -22,120 +22,25 @@ ENRICHABLE = ("arxiv", "authors", "date", *(f"links.{k}" for k in LINK_KINDS))
 ARXIV_RE = re.compile(r"^(?:\d{4}\.\d{4,5}|[a-z][a-z.-]*(?:\.[A-Z]{2})?/\d{7})$")
 DATE_RE = re.compile(r"^\d{4}(?:-(?:0[1-9]|1[0-2])(?:-(?:0[1-9]|[12]\d|3[01]))?)?$")
 URL_RE = re.compile(r"^https?://[^\s<>\"'`\\]+$")
+FRACTION_RE = re.compile(r"^[01](?:\.\d{1,6})?$")
 
 PAPER_FIELDS = (
     "slug", "title", "alternate_titles", "abstract", "arxiv", "authors", "date",
-    "links", "topics", "tags", "added", "enriched", "curated",
+    "links", "topics", "confidence", "tags", "added", "enriched", "curated",
 )
 LISTING_FIELDS = ("slug", "name", "date", "description", "source", "origin", "sha256", "entries")
 
 # Upper bounds, in characters (or items), that every record is held to wherever it comes from:
 # a corpus file, an import, `survey add`, `survey enrich`. Each leaves a wide margin over the
-# largest in the real data (the 9,109 papers of /work/shared/real imported, and the seeds):
+# largest in the real data (the 9,109 papers of /work/shared/real imported, and the seeds);
+# MAX_TEXT and MAX_ITEMS, the defaults of every other field, are in fields.py:
 MAX_TITLE = 1_000  # a title, alternate title or listing entry's title: real max 175
 MAX_ABSTRACT = 10_000  # real max 1,923 (arXiv's limit is 1,920, plus LaTeX read as typeset)
 MAX_AUTHORS = 5_000  # authors of one paper: real max 664 ("Humanity's Last Exam")
 MAX_NAME = 300  # an author's, listing's, topic's or tag's name: real max 55, 61, 12 and 26
 MAX_URL = 2_000  # a link or a listing's origin: real max 247
-MAX_TEXT = 1_000  # any other text field (ids, dates, sources): real max 64
 MAX_DESCRIPTION = 2_000  # a listing's, topic's or tag's description: real max 416
-MAX_ITEMS = 100  # alternate titles or enriched records of one paper: real max 1 and 0
 MAX_ENTRIES = 200_000  # entries of one listing: real max 9,109
-
-
-def _err(path: str, entry: str | None, name: str, message: str) -> CorpusError:
-    return CorpusError(path, message, entry=entry, field=name)
-
-
-class _Fields:
-    """Typed access to one record's raw mapping. Each problem is noted (naming file, entry and
-    field) and checking goes on, so that one run reports every problem of a file; `done` raises
-    them. Only a record that is not a mapping at all stops at once."""
-
-    def __init__(self, data: Any, path: str, entry: str | None, allowed: tuple[str, ...],
-                 prefix: str = "", problems: list[CorpusError] | None = None) -> None:
-        if not isinstance(data, dict):
-            raise CorpusError(path, f"expected a mapping of fields, found {_kind(data)}", entry=entry,
-                              field=prefix.rstrip(".") or None)
-        self.data, self.path, self.entry, self.prefix = data, path, entry, prefix
-        self.problems: list[CorpusError] = [] if problems is None else problems
-        for unknown in sorted(str(k) for k in data if k not in allowed):
-            self.problem(unknown, f"unknown field; known fields: {', '.join(allowed)}")
-
-    def problem(self, name: str, message: str) -> None:
-        self.problems.append(_err(self.path, self.entry, self.prefix + name, message))
-
-    def done(self) -> None:
-        raise_problems(self.problems)
-
-    def text(self, name: str, *, required: bool = False, single_line: bool = True,
-             limit: int = MAX_TEXT, plain: bool = False) -> str | None:
-        """The field's text, or None when it is absent or has a problem (noted)."""
-        value = self.data.get(name)
-        if value is None:
-            if required:
-                self.problem(name, "is required")
-            return None
-        if isinstance(value, _date):
-            value = value.isoformat()
-        if not isinstance(value, str):
-            self.problem(name, f"must be text, found {_kind(value)} {shorten(value)} (quote it)")
-            return None
-        problem = _text_problem(value, limit, plain)
-        if problem is None and single_line and value != squash(value):
-            problem = "must be one line without leading, trailing or repeated spaces"
-        if problem is None and required and not value:
-            problem = "must not be empty"
-        if problem is not None:
-            self.problem(name, problem)
-            return None
-        return value
-
-    def text_list(self, name: str, *, unique: bool = True, limit: int = MAX_TEXT,
-                  items: int = MAX_ITEMS) -> list[str]:
-        """The field's list of texts, without the items that have a problem (each noted)."""
-        value = self.data.get(name)
-        if value is None:
-            return []
-        if not isinstance(value, list):
-            self.problem(name, f"must be a list, found {_kind(value)}")
-            return []
-        if len(value) > items:
-            self.problem(name, f"has {len(value):,} items; at most {items:,} are allowed")
-            return []
-        out: list[str] = []
-        seen: set[str] = set()
-        for i, item in enumerate(value):
-            if not isinstance(item, str) or not item.strip():
-                self.problem(f"{name}[{i}]", f"must be non-empty text, found {shorten(item)}")
-                continue
-            problem = _text_problem(item, limit, False)
-            if problem is None and item != squash(item):
-                problem = "must be one line without extra spaces"
-            if problem is None and unique and item in seen:
-                problem = f"{shorten(item)} is listed twice"
-            if problem is not None:
-                self.problem(f"{name}[{i}]", problem)
-                continue
-            seen.add(item)
-            out.append(item)
-        return out
-
-
-def _text_problem(value: str, limit: int, plain: bool) -> str | None:
-    if len(value) > limit:
-        return f"is {len(value):,} characters long; at most {limit:,} are allowed"
-    bad = bad_character(value)
-    if bad:
-        return bad
-    if plain and has_markup(value):
-        return "contains markup (an HTML tag, comment or declaration); write it as plain text"
-    return None
-
-
-def _kind(value: Any) -> str:
-    return {dict: "a mapping", list: "a list", str: "text", bool: "true/false", int: "a number",
-            float: "a number", type(None): "nothing"}.get(type(value), type(value).__name__)
 
 
 @dataclass
@@ -157,6 +62,10 @@ class Paper:
     abstract: str
     topics: list[str] = field(default_factory=list)
     tags: list[str] = field(default_factory=list)
+    # The topic model's confidence in each topic it suggested, as it was when it suggested it:
+    # shown beside a topic no person has reviewed (computing it at build time would cost a
+    # regular-expression scan of every paper, 7.7 s a thousand papers, 40% of a build).
+    confidence: dict[str, float] = field(default_factory=dict)
     alternate_titles: list[str] = field(default_factory=list)
     arxiv: str | None = None
     authors: list[str] = field(default_factory=list)
@@ -180,6 +89,12 @@ class Paper:
         return self.date[:4] if self.date else None
 
     @property
+    def topics_reviewed(self) -> bool:
+        """A person decided the topics (`curated` lists them); otherwise they are the model's
+        suggestion, and the site says so."""
+        return "topics" in self.curated
+
+    @property
     def titles(self) -> list[str]:
         return [self.title, *self.alternate_titles]
 
@@ -195,7 +110,7 @@ class Paper:
 
     @classmethod
     def from_dict(cls, data: Any, path: str) -> Paper:
-        f = _Fields(data, path, None, PAPER_FIELDS)
+        f = Fields(data, path, None, PAPER_FIELDS)
         slug = f.text("slug", required=True)
         if slug is not None and not is_slug(slug):
             f.problem("slug", f"{shorten(slug)} is not a slug (lower-case letters, digits, single hyphens)")
@@ -219,6 +134,7 @@ class Paper:
             if name not in CURATABLE:
                 f.problem("curated", f"{shorten(name)} is not a curatable field ({', '.join(CURATABLE)})")
         topics, tags = f.text_list("topics"), f.text_list("tags")
+        confidence = _confidence(f, topics)
         alternate_titles = f.text_list("alternate_titles", limit=MAX_TITLE)
         # Two co-authors may share a name ('Chen Li' twice in 45 real papers): real data.
         authors = f.text_list("authors", unique=False, limit=MAX_NAME, items=MAX_AUTHORS)
@@ -228,7 +144,7 @@ class Paper:
         f.done()
         assert slug is not None and title is not None and abstract is not None
         return cls(
-            slug=slug, title=title, abstract=abstract, topics=topics, tags=tags,
+            slug=slug, title=title, abstract=abstract, topics=topics, tags=tags, confidence=confidence,
             alternate_titles=alternate_titles, arxiv=arxiv, authors=authors, date=date, links=links,
             added=added, enriched=enriched, curated=[c for c in CURATABLE if c in curated],
         )
@@ -247,6 +163,8 @@ class Paper:
         if self.links:
             out["links"] = {k: self.links[k] for k in LINK_KINDS if k in self.links}
         out["topics"] = list(self.topics)
+        if self.confidence:
+            out["confidence"] = {t: self.confidence[t] for t in self.topics if t in self.confidence}
         out["tags"] = list(self.tags)
         if self.added:
             out["added"] = self.added
@@ -257,7 +175,7 @@ class Paper:
         return out
 
 
-def _links(f: _Fields) -> dict[str, str]:
+def _links(f: Fields) -> dict[str, str]:
     links_raw = f.data.get("links") or {}
     if not isinstance(links_raw, dict):
         f.problem("links", f"must be a mapping of {', '.join(LINK_KINDS)} to URLs")
@@ -269,7 +187,7 @@ def _links(f: _Fields) -> dict[str, str]:
             if not isinstance(url, str) or not URL_RE.match(url):
                 f.problem(f"links.{kind}", f"{shorten(url)} is not an http(s) URL")
                 continue
-            problem = _text_problem(url, MAX_URL, False)
+            problem = text_problem(url, MAX_URL, False)
             if problem:
                 f.problem(f"links.{kind}", problem)
             else:
@@ -279,7 +197,39 @@ def _links(f: _Fields) -> dict[str, str]:
     return links
 
 
-def _enriched(f: _Fields) -> list[Enriched]:
+def _confidence(f: Fields, topics: list[str]) -> dict[str, float]:
+    raw = f.data.get("confidence")
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        f.problem("confidence", "must be a mapping of topic to the model's confidence, from 0 to 1")
+        return {}
+    out = {}
+    for topic, value in raw.items():
+        name = f"confidence.{topic}"
+        if topic not in topics:
+            f.problem(name, "is not one of the paper's topics: remove it (a topic a person chose "
+                            "has no confidence; list topics in curated)")
+            continue
+        # YAML gives the numbers as text (the corpus's loader reads no floats): 0.87 is "0.87".
+        number = _fraction(value)
+        if number is None:
+            f.problem(name, f"{shorten(value)} is not a number from 0 to 1")
+        else:
+            out[topic] = number
+    return out
+
+
+def _fraction(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        return None
+    if isinstance(value, str) and not FRACTION_RE.match(value):
+        return None
+    number = float(value)
+    return number if 0 <= number <= 1 else None  # NaN is not
+
+
+def _enriched(f: Fields) -> list[Enriched]:
     raw = f.data.get("enriched")
     if raw is None:
         return []
@@ -292,7 +242,7 @@ def _enriched(f: _Fields) -> list[Enriched]:
     out = []
     for i, item in enumerate(raw):
         try:
-            e = _Fields(item, f.path, f.entry, ("source", "fetched", "fields"), prefix=f"enriched[{i}].",
+            e = Fields(item, f.path, f.entry, ("source", "fetched", "fields"), prefix=f"enriched[{i}].",
                         problems=f.problems)
         except CorpusError as exc:  # not a mapping
             f.problems.append(exc)
@@ -341,7 +291,7 @@ class Listing:
 
     @classmethod
     def from_dict(cls, data: Any, path: str) -> Listing:
-        f = _Fields(data, path, None, LISTING_FIELDS)
+        f = Fields(data, path, None, LISTING_FIELDS)
         slug = f.text("slug", required=True)
         if slug is not None and not is_slug(slug):
             f.problem("slug", f"{shorten(slug)} is not a slug (lower-case letters, digits, single hyphens)")
@@ -356,7 +306,7 @@ class Listing:
         else:
             for i, raw in enumerate(raw_entries):
                 try:
-                    e = _Fields(raw, path, f"{slug} #{i + 1}", ("paper", "title", "abstract"),
+                    e = Fields(raw, path, f"{slug} #{i + 1}", ("paper", "title", "abstract"),
                                 problems=f.problems)
                 except CorpusError as exc:  # not a mapping
                     f.problems.append(exc)

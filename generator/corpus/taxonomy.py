@@ -23,6 +23,7 @@ WHERE = ("title", "abstract", "both")
 MAX_ID = 64  # a topic's or tag's id, part of page and file names: real max 26
 MAX_NAME = 300  # a topic's or tag's name: the real taxonomy's longest is 26 characters
 MAX_DESCRIPTION = 2_000  # real max 416
+MAX_SUMMARY = 200  # a topic's one sentence for readers, beside its name on the home page: real max 127
 MAX_PATTERN = 2_000  # a rule's regular expression: real max 624
 OTHER = "other"  # the page for papers with no topic; never a topic id itself
 
@@ -43,9 +44,10 @@ class Rule:
 class Topic:
     id: str
     name: str
-    description: str
+    description: str  # the boundary curators (and the labels) follow, shown folded
     threshold: int
     rules: list[Rule]
+    summary: str = ""  # one plain sentence for readers: the home page and the top of the topic page
 
 
 @dataclass
@@ -272,14 +274,17 @@ def _rule(item: Any, path: str, entry: str, where: str) -> Rule:
 def _topic(raw: Any, path: str, i: int) -> Topic:
     entry = f"topics[{i}]"
     found = _Found()
-    r = _check_keys(raw, path, entry, {"id", "name", "description", "threshold", "rules"}, found.problems)
+    r = _check_keys(raw, path, entry, {"id", "name", "summary", "description", "threshold", "rules"},
+                    found.problems)
     ident = found.get(_ident, r, path, entry) or entry
     name = found.get(_text, r, "name", path, ident)
+    summary = found.get(_text, r, "summary", path, ident, True, MAX_SUMMARY)
     description = found.get(_text, r, "description", path, ident, True, MAX_DESCRIPTION)
     threshold = found.get(_threshold, r, path, ident, 3, default=3)
     rules = found.get(_rules, r, path, ident, default=[])
     raise_problems(found.problems)
-    return Topic(id=ident, name=name, description=description, threshold=threshold, rules=rules)
+    return Topic(id=ident, name=name, description=description, threshold=threshold, rules=rules,
+                 summary=summary)
 
 
 def _tag(raw: Any, path: str, i: int) -> Tag:

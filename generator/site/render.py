@@ -38,6 +38,8 @@ OTHER_TOPIC = Topic(
     description="Papers that fit none of the topics above: they are still part of the survey, "
                 "and their tags say what they are about.",
     threshold=0, rules=[],
+    summary="Papers on none of the topics above, still part of the survey: their tags say what "
+            "they are about.",
 )
 
 
@@ -92,6 +94,9 @@ class Site:
         self._citable: dict[int, tuple[list[Paper], int]] = {}
         for papers in (self.papers, *self.by_topic.values(), *self.by_tag.values()):
             self._citable[id(papers)] = (papers, sum(p.slug in self.bib_keys for p in papers))
+        # A topic page says how many of its papers a person has reviewed, on every part.
+        self.reviewed: dict[str, int] = {t: sum(p.topics_reviewed for p in papers)
+                                         for t, papers in self.by_topic.items()}
         self._items: dict[tuple[str, str | None], str] = {}
         self._parts: Any = None  # _parts.md.j2, for its item macro
         self._paper_template: jinja2.Template | None = None
@@ -212,8 +217,8 @@ class Site:
         out: list[tuple[str, Callable[[], str]]] = []
         orders = orders_for(papers)
         reuse = self.reuse
-        whole = ((template, repr(sorted(context.items())), len(papers), self.citable(papers))
-                 if reuse is not None else None)
+        whole = ((template, repr(sorted(context.items())), len(papers), self.citable(papers),
+                  sum(p.topics_reviewed for p in papers)) if reuse is not None else None)
         for order in orders:
             order_base = f"{base}/{order.key}" if order.key else base
             for part in split(sort_papers(papers, order), order_base):

@@ -77,6 +77,7 @@ def new_paper(raw: RawEntry, taxonomy: Taxonomy, taken: Container[str], today: s
     suggestion = suggest(taxonomy, raw.title, raw.abstract)
     paper = _unclassified(raw, taken, today)
     paper.topics, paper.tags = suggestion.topic_ids, suggestion.tag_ids
+    paper.confidence = suggestion.confidence
     return paper, suggestion
 
 
@@ -224,6 +225,7 @@ class Importer:
         briefs = suggest_all(self.corpus.taxonomy, [(p.title, p.abstract) for p in added])
         for paper, brief in zip(added, briefs, strict=True):
             paper.topics, paper.tags = list(brief.topic_ids), list(brief.tag_ids)
+            paper.confidence = brief.confidence
             self._best[paper.slug] = brief.best
             if brief.uncertain:
                 self._review[paper.slug] = review_line(paper.file, paper.topics, brief.uncertain)

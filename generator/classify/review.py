@@ -1,0 +1,182 @@
+"""The curator's review queue: every paper whose topics no person has confirmed, in the order
+that fixes the most wrong topics first, and the decisions that take a paper out of it.
+
+A decision sets the paper's topics, lists `topics` in its `curated` and drops the model's
+`confidence` (the site then shows its topics as reviewed); `survey review` writes it at once.
+`review_order` is the one place the order is decided, so that another can be measured against it.
+"""
+
+from __future__ import annotations
+
+import copy
+import csv
+import difflib
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..core.errors import CorpusError, SurveyError
+from ..core.text import shorten
+from ..core.yamlio import load_yaml, read_text
+from ..corpus.model import CURATABLE, Paper
+from ..corpus.store import Corpus, paper_text, shown_path
+from ..corpus.taxonomy import Taxonomy
+from .model import REVIEW_LOW
+from .suggest import suggest_all
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A paper waiting for a person's decision, with the model's confidence in every topic
+    (empty without a topic model)."""
+
+    slug: str
+    scores: Mapping[str, float]
+
+    @property
+    def expected_wrong(self) -> float:
+        return expected_wrong(self.scores)
+
+
+def expected_wrong(scores: Mapping[str, float]) -> float:
+    """How many of a paper's topic decisions the model is expected to get wrong, if its
+    confidences are calibrated: for each topic, the chance that the side it chose is wrong."""
+    return sum(min(p, 1 - p) for p in scores.values())
+
+
+def review_order(pending: Iterable[Pending]) -> list[Pending]:
+    """The queue's order: most expected wrong topics first, equal ones by slug."""
+    return sorted(pending, key=lambda p: (-p.expected_wrong, p.slug))
+
+
+def queue(corpus: Corpus, topic: str | None = None,
+          progress: Callable[[int, int], None] | None = None) -> list[Pending]:
+    """Every paper whose topics are not curated, in review order; with `topic`, only those that
+    have it or that the model gives it at least REVIEW_LOW (the ones it may have missed)."""
+    if topic is not None and topic not in corpus.taxonomy.topic_ids:
+        raise SurveyError(f"--topic: unknown topic {topic!r}; the topics are "
+                          f"{', '.join(corpus.taxonomy.topic_ids)}")
+    papers = [p for p in corpus.sorted_papers() if "topics" not in p.curated]
+    if progress:
+        progress(0, len(papers))
+    # The model over every waiting paper, on every core: 6 to 8 ms a paper on one.
+    briefs = suggest_all(corpus.taxonomy, [(p.title, p.abstract) for p in papers]) if papers else []
+    if progress:
+        progress(len(papers), len(papers))
+    pending = [Pending(p.slug, dict(b.scores)) for p, b in zip(papers, briefs, strict=True)
+               if topic is None or topic in p.topics or dict(b.scores).get(topic, 0.0) >= REVIEW_LOW]
+    return review_order(pending)
+
+
+def decided(paper: Paper, topics: Iterable[str], taxonomy: Taxonomy) -> Paper:
+    """The paper with a person's decision on its topics (in the taxonomy's order)."""
+    chosen = set(topics)
+    new = copy.deepcopy(paper)
+    new.topics = [t for t in taxonomy.topic_ids if t in chosen]
+    new.confidence = {}
+    new.curated = [c for c in CURATABLE if c in {*paper.curated, "topics"}]
+    return new
+
+
+def decision_files(corpus: Corpus, decisions: Sequence[tuple[str, list[str]]]) -> list[tuple[str, str]]:
+    """The files that record these decisions, for corpus/writes.write_files."""
+    return [(paper.file, paper_text(paper)) for paper in
+            (decided(corpus.papers[slug], topics, corpus.taxonomy) for slug, topics in decisions)]
+
+
+# --- decisions from a file (--apply) ------------------------------------------------------------
+
+_SPLIT = re.compile(r"[\s,;]+")
+
+
+def read_decisions(path: Path, corpus: Corpus) -> list[tuple[str, list[str]]]:
+    """(slug, topics) for each entry of a YAML list of {slug, topics} or a CSV file with `slug`
+    and `topics` columns (other columns are ignored: `survey export --format csv`, edited, is
+    one). Every entry is checked before any is applied; the first problem is raised, naming
+    the file, the entry and the field."""
+    shown = shown_path(path)
+    suffix = path.suffix.lower()
+    if suffix not in (".yaml", ".yml", ".csv"):
+        raise SurveyError(f"{shown}: decisions are read from a .yaml, .yml or .csv file")
+    text = read_text(path, shown)
+    rows = _csv_rows(text, shown) if suffix == ".csv" else _yaml_rows(text, shown)
+    if not rows:
+        raise CorpusError(shown, "holds no decision")
+    out: list[tuple[str, list[str]]] = []
+    seen: dict[str, str] = {}
+    for where, line, slug, topics in rows:
+        fail = _failing(shown, where, line)
+        if not isinstance(slug, str) or not slug:
+            raise fail("slug", f"must be a paper's slug, found {shorten(slug)}")
+        if slug not in corpus.papers:
+            close = difflib.get_close_matches(slug, sorted(corpus.papers), n=1)
+            raise fail("slug", "no paper with this slug in the corpus"
+                               + (f"; did you mean {close[0]}?" if close else ""), entry=slug)
+        if slug in seen:
+            raise fail("slug", f"decided twice (also {seen[slug]})", entry=slug)
+        seen[slug] = where
+        out.append((slug, _topics(topics, corpus.taxonomy, fail, slug)))
+    return out
+
+
+def _failing(shown: str, where: str, line: int | None) -> Callable[..., CorpusError]:
+    def fail(field: str, message: str, entry: str | None = None) -> CorpusError:
+        return CorpusError(shown, message, entry=entry or where, field=field, line=line)
+    return fail
+
+
+def _topics(value: Any, taxonomy: Taxonomy, fail: Callable[..., CorpusError], slug: str) -> list[str]:
+    if isinstance(value, str):  # a CSV cell: ids apart by spaces, commas, semicolons or lines
+        value = [t for t in _SPLIT.split(value) if t]
+    if not isinstance(value, list):
+        raise fail("topics", f"must be a list of topic ids (write [] for none), found {shorten(value)}",
+                   entry=slug)
+    known = taxonomy.topic_ids
+    for t in value:
+        if t not in known:
+            raise fail("topics", f"unknown topic {shorten(t)}; the topics are {', '.join(known)}", entry=slug)
+    return list(dict.fromkeys(value))
+
+
+def _yaml_rows(text: str, shown: str) -> list[tuple[str, int | None, Any, Any]]:
+    data = load_yaml(text, shown)
+    if data is None:
+        return []
+    if not isinstance(data, list):
+        raise CorpusError(shown, "must be a list of decisions, each {slug: SLUG, topics: [TOPIC, ...]}")
+    rows: list[tuple[str, int | None, Any, Any]] = []
+    for i, item in enumerate(data):
+        where = f"#{i + 1}"
+        if not isinstance(item, dict):
+            raise CorpusError(shown, "must be a mapping {slug: SLUG, topics: [TOPIC, ...]}", entry=where)
+        label = item.get("slug") if isinstance(item.get("slug"), str) else where
+        for key in sorted(map(str, item)):
+            if key not in ("slug", "topics"):
+                raise CorpusError(shown, "unknown field; a decision has slug and topics", entry=label,
+                                  field=key)
+        if "topics" not in item:
+            raise CorpusError(shown, "is required (write [] for none of the topics)", entry=label,
+                              field="topics")
+        rows.append((where, None, item.get("slug"), item["topics"]))
+    return rows
+
+
+def _csv_rows(text: str, shown: str) -> list[tuple[str, int | None, Any, Any]]:
+    reader = csv.DictReader(text.splitlines(keepends=True))
+    header = reader.fieldnames or []
+    missing = [name for name in ("slug", "topics") if name not in header]
+    if missing:
+        raise CorpusError(shown, f"the first row names the columns, and needs {' and '.join(missing)}",
+                          line=1)
+    rows: list[tuple[str, int | None, Any, Any]] = []
+    try:
+        for row in reader:
+            if not any((v or "").strip() for v in row.values() if isinstance(v, str)):
+                continue  # a blank line of a spreadsheet
+            slug = (row.get("slug") or "").strip()
+            rows.append((f"row {len(rows) + 1}", reader.line_num, slug, row.get("topics") or ""))
+    except csv.Error as exc:
+        raise CorpusError(shown, f"not CSV: {exc}", line=reader.line_num) from None
+    return rows

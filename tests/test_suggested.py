@@ -1,0 +1,224 @@
+"""Readers tell a decision from a guess (issue 29, point 4), and topic pages start with a
+sentence for readers (point 5).
+
+One small site (conftest.review_corpus: two papers whose topics a person reviewed, six the
+model suggested, one of them hostile), built once for the module with `mkdocs build --strict`
+and read with BeautifulSoup; the schema and the writers of `confidence` in process.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+from bs4 import BeautifulSoup, Tag
+from conftest import (
+    HOSTILE_ABSTRACT,
+    HOSTILE_SLUG,
+    HOSTILE_TITLE,
+    REVIEWED,
+    ROOT,
+    SUGGESTED,
+    review_corpus,
+)
+
+from generator.cli.main import main
+from generator.corpus.store import load_corpus, paper_text
+
+UNSURE = "arithmetic-sampling-parallel-diverse-decoding-for-large-language"  # parallelism 0.62
+
+
+@pytest.fixture
+def site(review_site: Path) -> Path:
+    return review_site
+
+
+def article(site: Path, page: str) -> Tag:
+    soup = BeautifulSoup((site / page / "index.html").read_text(encoding="utf-8"), "html.parser")
+    found = soup.find("article")
+    assert isinstance(found, Tag)
+    return found
+
+
+def text(tag: Tag) -> str:
+    return " ".join(tag.get_text(" ").split())
+
+
+# --- the paper page -----------------------------------------------------------------------------
+
+
+def test_a_suggested_topic_says_suggested_with_its_confidence_and_that_no_one_reviewed_it(site: Path) -> None:
+    page = article(site, f"papers/{UNSURE}")
+    topics = next(p for p in page.find_all("p") if p.get_text().startswith("Topics:"))
+    assert text(topics) == "Topics: Parallelism ( suggested, confidence 0.62 )"
+    assert topics.find("em").get_text() == "suggested, confidence 0.62"
+    note = page.find("p", class_="survey-suggested")
+    assert note is not None and text(note).startswith(
+        "Not reviewed yet: the topic model suggested this topic, and no person has checked it.")
+    assert note.find("a")["href"] == "../../topic-boundaries/#suggested-and-reviewed-topics"
+
+
+def test_a_paper_whose_topics_a_person_reviewed_shows_no_mark(site: Path) -> None:
+    for slug in REVIEWED:
+        page = article(site, f"papers/{slug}")
+        topics = next(p for p in page.find_all("p") if p.get_text().startswith("Topics:"))
+        assert "suggested" not in topics.get_text() and page.find(class_="survey-suggested") is None
+        assert "suggested" not in page.find(attrs={"data-pagefind-meta": "topics"}).get_text()
+    # among its related papers, the one whose topics the model suggested is marked
+    related = article(site, f"papers/{REVIEWED[1]}").find("h2", id="related-papers").find_next_sibling("ul")
+    assert [text(li) for li in related.find_all("li")] == [
+        f"{HOSTILE_TITLE} (2025) · Quantization (suggested)"]
+
+
+def test_a_suggested_paper_with_no_topic_says_so(site: Path) -> None:
+    page = article(site, "papers/algorithms-for-caching-and-mts-with-reduced-number-of")
+    topics = next(p for p in page.find_all("p") if p.get_text().startswith("Topics:"))
+    assert text(topics) == "Topics: Other (none of the four topics: suggested )"
+    assert "suggested no topic" in text(page.find("p", class_="survey-suggested"))
+
+
+def test_the_hostile_paper_shows_its_text_exactly_and_nothing_of_it_runs(site: Path) -> None:
+    page = article(site, f"papers/{HOSTILE_SLUG}")
+    h1 = page.find("h1")
+    h1.find("a", class_="headerlink").decompose()
+    assert h1.get_text() == HOSTILE_TITLE
+    abstract = page.find("h2", id="abstract").find_next_sibling("p")
+    assert abstract.get_text() == HOSTILE_ABSTRACT
+    assert page.find("script") is None and page.find("b") is None
+    assert "suggested, confidence 1.00" in text(page)
+
+
+# --- topic pages, the home page, search and the exports -----------------------------------------
+
+
+def test_a_topic_page_counts_the_reviewed_and_marks_each_suggested_entry(site: Path) -> None:
+    page = article(site, "topics/parallelism")
+    assert "1 of 4 reviewed by a person; the others, marked suggested" in text(page)
+    entries = {a["href"].split("/")[-2]: li for li in page.find_all("li")
+               for a in li.find_all("a", limit=1)}
+    assert sorted(entries) == sorted([REVIEWED[0], *(s for s in SUGGESTED if "parallel" in s)])
+    marks = {slug: li.find("em").get_text() if li.find("em") and "suggested" in li.find("em").get_text()
+             else None for slug, li in entries.items()}
+    assert marks == {REVIEWED[0]: None, UNSURE: "suggested, 0.62",
+                     "a-unified-sequence-parallelism-approach-for-long-context": "suggested, 1.00",
+                     "accelerating-feedforward-computation-via-parallel-nonlinear": "suggested, 0.98"}
+
+
+def test_a_topic_page_opens_with_its_sentence_then_its_papers_the_rule_folded(site: Path) -> None:
+    taxonomy = load_corpus(ROOT / "corpus").taxonomy
+    for topic in taxonomy.topics:
+        page = article(site, f"topics/{topic.id}")
+        first = page.find("h1").find_next_sibling()
+        assert (first.name, first["class"], first.get_text()) == ("p", ["survey-summary"], topic.summary)
+        rule = page.find("details", class_="survey-boundary")
+        assert rule is not None and not rule.has_attr("open")  # folded
+        assert rule.find("p").get_text() == topic.description
+        assert topic.description not in text(first.find_next_sibling("p"))
+        listed = page.find("ul")
+        assert listed is None or listed.sourceline > rule.sourceline  # the papers after, at once
+
+
+def test_the_home_page_says_what_each_topic_covers_in_its_sentence(site: Path) -> None:
+    taxonomy = load_corpus(ROOT / "corpus").taxonomy
+    rows = article(site, "").find("table").find("tbody").find_all("tr")
+    got = {r.find_all("td")[0].get_text(): r.find_all("td")[2].get_text() for r in rows}
+    assert got == {**{t.name: t.summary for t in taxonomy.topics},
+                   "Other": "Papers on none of the topics above, still part of the survey: their tags say "
+                            "what they are about."}
+
+
+def test_each_paper_is_in_the_search_facet_reviewed_or_suggested(site: Path) -> None:
+    facet = {}
+    for path in sorted((site / "papers").glob("*/index.html")):
+        soup = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+        facet[path.parent.name] = soup.find(attrs={"data-pagefind-filter": "review"}).get_text()
+    assert facet == {**dict.fromkeys(REVIEWED, "reviewed"),
+                     **dict.fromkeys([*SUGGESTED, HOSTILE_SLUG], "suggested")}
+    assert '"review"' in (ROOT / "docs" / "assets" / "search.js").read_text()  # the search page shows it
+
+
+def test_the_exports_say_whether_a_paper_was_reviewed(site: Path) -> None:
+    records = {r["slug"]: r for r in json.loads((site / "exports" / "papers.json").read_text())}
+    assert {s: r["reviewed"] for s, r in records.items()} == {
+        **dict.fromkeys(REVIEWED, True), **dict.fromkeys([*SUGGESTED, HOSTILE_SLUG], False)}
+    assert records[UNSURE]["confidence"] == {"parallelism": 0.62}
+    assert "confidence" not in records[REVIEWED[0]]
+    rows = list(csv.DictReader(io.StringIO((site / "exports" / "papers.csv").read_text())))
+    assert {r["slug"]: r["reviewed"] for r in rows} == {s: "true" if r["reviewed"] else "false"
+                                                       for s, r in records.items()}
+
+
+# --- the schema and the writers --------------------------------------------------------------
+
+
+def test_confidence_and_summary_are_checked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    corpus = review_corpus(tmp_path)
+    path = corpus / "papers" / f"{UNSURE}.yaml"
+    good = path.read_text(encoding="utf-8")
+    assert "confidence:\n  parallelism: 0.62\n" in good
+    assert paper_text(load_corpus(corpus).papers[UNSURE]) == good  # load, then write: the same bytes
+    for bad, problem in (
+            ("  serving: 0.62\n", "field 'confidence.serving': is not one of the paper's topics"),
+            ("  parallelism: 1.5\n", "field 'confidence.parallelism': '1.5' is not a number from 0 to 1"),
+            ("  parallelism: high\n", "field 'confidence.parallelism': 'high' is not a number from 0 to 1")):
+        path.write_text(good.replace("  parallelism: 0.62\n", bad), encoding="utf-8")
+        assert main(["check", "--corpus", str(corpus)]) == 1
+        assert f"papers/{UNSURE}.yaml: entry {UNSURE}: {problem}" in capsys.readouterr().err
+    path.write_text(good, encoding="utf-8")
+    taxonomy = corpus / "taxonomy.yaml"
+    data = yaml.safe_load(taxonomy.read_text(encoding="utf-8"))
+    del data["topics"][1]["summary"]
+    data["topics"][2]["summary"] = "x" * 201
+    taxonomy.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    assert main(["check", "--corpus", str(corpus)]) == 1
+    err = capsys.readouterr().err
+    assert "taxonomy.yaml: entry quantization: field 'summary': must be non-empty text" in err
+    assert "taxonomy.yaml: entry serving: field 'summary': is 201 characters long; at most 200" in err
+
+
+def test_add_and_classify_write_the_confidence_of_what_they_suggest(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    corpus = review_corpus(tmp_path)
+    title, abstract = "Serving LLMs with paged KV caches", (
+        "We build an LLM serving system with a paged KV cache and continuous batching that raises "
+        "serving throughput 3x at the same latency.")
+    assert main(["add", "--title", title, "--abstract", abstract, "--corpus", str(corpus)]) == 0
+    added = yaml.safe_load((corpus / "papers" / "serving-llms-with-paged-kv-caches.yaml").read_text())
+    assert added["topics"] == ["serving"] and added["confidence"]["serving"] >= 0.5
+    assert main(["add", "--title", "Fused attention kernels", "--abstract", "A fused attention kernel "
+                 "in Triton, 2x faster.", "--topic", "kernels", "--corpus", str(corpus)]) == 0
+    mine = yaml.safe_load((corpus / "papers" / "fused-attention-kernels.yaml").read_text())
+    assert mine["topics"] == ["kernels"] and "confidence" not in mine and mine["curated"] == ["topics"]
+    path = corpus / "papers" / f"{UNSURE}.yaml"
+    path.write_text(path.read_text().replace("parallelism: 0.62", "parallelism: 0.9"), encoding="utf-8")
+    capsys.readouterr()
+    assert main(["classify", "--write", "--corpus", str(corpus)]) == 0
+    assert "confidence:\n  parallelism: 0.62\n" in path.read_text()  # refreshed from the model
+    assert re.search(r"survey classify: [1-9]\d* file\(s\) updated", capsys.readouterr().out)
+
+
+def test_serve_renders_a_paper_page_again_when_only_its_confidence_changed() -> None:
+    """The reuse key of a page holds what it shows: the confidence too."""
+    import copy
+
+    from generator.site.render import Site
+    from generator.site.reuse import RenderCache
+
+    corpus = load_corpus(ROOT / "corpus")
+    corpus.papers, corpus.listings = {s: corpus.papers[s] for s in sorted(corpus.papers)[:3]}, {}
+    slug = next(iter(corpus.papers))
+    cache = RenderCache()
+    unsure = copy.deepcopy(corpus.papers[slug])
+    unsure.curated, unsure.confidence = [], {t: 0.7 for t in unsure.topics}
+    corpus.papers[slug] = unsure
+    first = Site(corpus, ROOT / "templates", cache=cache).pages()[f"papers/{slug}.md"]
+    surer = copy.deepcopy(unsure)
+    surer.confidence = {t: 0.9 for t in unsure.topics}
+    corpus.papers[slug] = surer
+    second = Site(corpus, ROOT / "templates", cache=cache).pages()[f"papers/{slug}.md"]
+    assert "confidence 0.70" in first and "confidence 0.90" in second
