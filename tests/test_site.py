@@ -510,15 +510,20 @@ def test_a_template_error_names_the_template(tmp_path: Path) -> None:
     assert "Traceback" not in result.stderr
 
 
-def test_a_hand_written_page_may_not_hide_a_generated_one(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("own", "generated"), [
+    ("papers/rewrite-the-stars.md", "page papers/rewrite-the-stars.md (both are papers/rewrite-the-stars/index.html)"),
+    ("topics.md", "page topics/index.md (both are topics/index.html)"),  # another path, the same page
+    ("exports/papers.csv", "file exports/papers.csv (both are exports/papers.csv)"),
+])
+def test_a_hand_written_file_may_not_hide_a_generated_one(own: str, generated: str, tmp_path: Path) -> None:
     project = make_project(tmp_path)
-    (project / "docs" / "papers").mkdir()
-    (project / "docs" / "papers" / "rewrite-the-stars.md").write_text("# Mine\n")
+    (project / "docs" / own).parent.mkdir(parents=True, exist_ok=True)
+    (project / "docs" / own).write_text("# Mine\n")
     result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict"], cwd=project,
                             capture_output=True, text=True)
     assert result.returncode != 0
-    assert ("docs/papers/rewrite-the-stars.md would hide the generated page "
-            "papers/rewrite-the-stars.md") in result.stderr, result.stderr
+    assert f"docs/{own} would hide the generated {generated}; rename or remove it" in result.stderr, \
+        result.stderr
     assert "Traceback" not in result.stderr
 
 
