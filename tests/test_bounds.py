@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from generator.core.errors import SourceError
-from generator.sources import intake, readers
+from generator.sources import hf_json, intake
 from generator.sources.readers import parse_source
 
 MiB = 2**20
@@ -80,7 +80,7 @@ def test_json_items_are_read_one_at_a_time() -> None:
 
 
 def test_a_json_list_of_more_papers_than_a_listing_holds_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(readers, "MAX_ENTRIES", 2)
+    monkeypatch.setattr(hf_json, "MAX_ENTRIES", 2)
     paper = {"paper": {"id": "2401.00001", "title": "T", "summary": "S"}}
     assert len(parse_source(json.dumps([paper] * 2).encode(), "x.json").entries) == 2
     with pytest.raises(SourceError, match="has over 2 papers, the most one listing holds; split it"):

@@ -511,7 +511,8 @@ def test_a_template_error_names_the_template(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("own", "generated"), [
-    ("papers/rewrite-the-stars.md", "page papers/rewrite-the-stars.md (both are papers/rewrite-the-stars/index.html)"),
+    ("papers/rewrite-the-stars.md",
+     "page papers/rewrite-the-stars.md (both are papers/rewrite-the-stars/index.html)"),
     ("topics.md", "page topics/index.md (both are topics/index.html)"),  # another path, the same page
     ("exports/papers.csv", "file exports/papers.csv (both are exports/papers.csv)"),
 ])

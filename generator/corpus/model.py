@@ -13,18 +13,18 @@ from datetime import date as _date
 from typing import Any
 
 from ..core.errors import CorpusError, raise_problems
-from ..core.text import bad_character, has_markup, is_slug, shorten, squash
+from ..core.text import bad_character, bad_name, has_markup, is_slug, shorten, squash
 
 LINK_KINDS = ("paper", "pdf", "code", "project")
 CURATABLE = ("title", "abstract", "arxiv", "authors", "date", "topics", "tags", "links")
 # What `survey enrich` fills from a metadata source, each recorded under `enriched`.
-ENRICHABLE = ("arxiv", "authors", "date", *(f"links.{k}" for k in LINK_KINDS))
+ENRICHABLE = ("arxiv", "authors", "et_al", "date", *(f"links.{k}" for k in LINK_KINDS))
 ARXIV_RE = re.compile(r"^(?:\d{4}\.\d{4,5}|[a-z][a-z.-]*(?:\.[A-Z]{2})?/\d{7})$")
 DATE_RE = re.compile(r"^\d{4}(?:-(?:0[1-9]|1[0-2])(?:-(?:0[1-9]|[12]\d|3[01]))?)?$")
 URL_RE = re.compile(r"^https?://[^\s<>\"'`\\]+$")
 
 PAPER_FIELDS = (
-    "slug", "title", "alternate_titles", "abstract", "arxiv", "authors", "date",
+    "slug", "title", "alternate_titles", "abstract", "arxiv", "authors", "et_al", "date",
     "links", "topics", "tags", "added", "enriched", "curated",
 )
 LISTING_FIELDS = ("slug", "name", "date", "description", "source", "origin", "sha256", "entries")
@@ -92,7 +92,7 @@ class _Fields:
         return value
 
     def text_list(self, name: str, *, unique: bool = True, limit: int = MAX_TEXT,
-                  items: int = MAX_ITEMS) -> list[str]:
+                  items: int = MAX_ITEMS, names: bool = False) -> list[str]:
         """The field's list of texts, without the items that have a problem (each noted)."""
         value = self.data.get(name)
         if value is None:
@@ -109,7 +109,7 @@ class _Fields:
             if not isinstance(item, str) or not item.strip():
                 self.problem(f"{name}[{i}]", f"must be non-empty text, found {shorten(item)}")
                 continue
-            problem = _text_problem(item, limit, False)
+            problem = _text_problem(item, limit, False, names)
             if problem is None and item != squash(item):
                 problem = "must be one line without extra spaces"
             if problem is None and unique and item in seen:
@@ -122,10 +122,10 @@ class _Fields:
         return out
 
 
-def _text_problem(value: str, limit: int, plain: bool) -> str | None:
+def _text_problem(value: str, limit: int, plain: bool, name: bool = False) -> str | None:
     if len(value) > limit:
         return f"is {len(value):,} characters long; at most {limit:,} are allowed"
-    bad = bad_character(value)
+    bad = bad_name(value) if name else bad_character(value)
     if bad:
         return bad
     if plain and has_markup(value):
@@ -160,6 +160,7 @@ class Paper:
     alternate_titles: list[str] = field(default_factory=list)
     arxiv: str | None = None
     authors: list[str] = field(default_factory=list)
+    et_al: bool = False  # the authors listed are the first of more, whose names the source left out
     date: str | None = None
     links: dict[str, str] = field(default_factory=dict)
     added: str | None = None
@@ -221,7 +222,12 @@ class Paper:
         topics, tags = f.text_list("topics"), f.text_list("tags")
         alternate_titles = f.text_list("alternate_titles", limit=MAX_TITLE)
         # Two co-authors may share a name ('Chen Li' twice in 45 real papers): real data.
-        authors = f.text_list("authors", unique=False, limit=MAX_NAME, items=MAX_AUTHORS)
+        authors = f.text_list("authors", unique=False, limit=MAX_NAME, items=MAX_AUTHORS, names=True)
+        et_al = f.data.get("et_al", False)
+        if not isinstance(et_al, bool):
+            f.problem("et_al", f"must be true or false, found {_kind(et_al)} {shorten(et_al)}")
+        elif et_al and "authors" not in f.data:
+            f.problem("et_al", "says the authors listed are the first of more, but none are listed")
         for name in ("topics", "tags"):
             if name not in f.data:
                 f.problem(name, "is required (write [] for none)")
@@ -229,7 +235,8 @@ class Paper:
         assert slug is not None and title is not None and abstract is not None
         return cls(
             slug=slug, title=title, abstract=abstract, topics=topics, tags=tags,
-            alternate_titles=alternate_titles, arxiv=arxiv, authors=authors, date=date, links=links,
+            alternate_titles=alternate_titles, arxiv=arxiv, authors=authors, et_al=et_al is True,
+            date=date, links=links,
             added=added, enriched=enriched, curated=[c for c in CURATABLE if c in curated],
         )
 
@@ -242,6 +249,8 @@ class Paper:
             out["arxiv"] = self.arxiv
         if self.authors:
             out["authors"] = list(self.authors)
+        if self.et_al:
+            out["et_al"] = True
         if self.date:
             out["date"] = self.date
         if self.links:
