@@ -23,6 +23,7 @@ from bs4 import BeautifulSoup
 from conftest import ROOT, make_project, mkdocs_build, survey
 from linkcheck import check_site
 
+from generator.core.text import bad_name
 from generator.corpus.store import load_corpus
 from generator.site.parts import PART_SIZE, newest_first
 from generator.site.render import Site
@@ -356,8 +357,9 @@ ALL_EXTENSIONS = [
 
 def hostile_author(text: str) -> str:
     """An author's name holding the hostile text: it is a link's text, and the search filter
-    in that link's target."""
-    return f"Ann {text} Doe"
+    in that link's target. Less the invisible characters a name may not hold (issue 31: a bidi
+    override in one name reversed the names after it; tests/test_bibtex_cases.py)."""
+    return f"Ann {''.join(c for c in text if bad_name(c) is None)} Doe"
 
 
 def hostile_project(tmp_path: Path) -> tuple[Path, list[tuple[str, str, str]]]:
