@@ -13,9 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import new_corpus
 
+from generator.cli.main import main
 from generator.core.errors import SourceError
-from generator.sources import hf_json, intake
+from generator.sources import hf_json, intake, readers
 from generator.sources.readers import parse_source
 
 MiB = 2**20
@@ -109,3 +111,20 @@ def test_json_read_item_by_item_gives_what_it_gave() -> None:
     one = parse_source(f"\n{json.dumps(paper)}  \n".encode(), "x.json")
     assert (listing.is_listing, len(listing.entries), one.is_listing, len(one.entries)) == (True, 2, False, 1)
     assert listing.entries[1].authors == one.entries[0].authors == ["A"]
+
+
+def test_memory_running_out_while_reading_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """Under a process limit lower than a source needs (`ulimit -v`), the MemoryError that
+    reading raises is one line naming the file."""
+    def exhausted(data: bytes, shown: str) -> bytes:
+        raise MemoryError
+
+    monkeypatch.setattr(readers, "unpacked", exhausted)
+    source = tmp_path / "daily.json.gz"
+    source.write_bytes(b"[]")
+    corpus = new_corpus(tmp_path)
+    assert main(["import", str(source), "--corpus", str(corpus)]) == 1
+    assert capsys.readouterr().err == (f"survey import: {source}: not enough memory to read it (reading a "
+                                       f"source takes a few times its size); split it, or allow the "
+                                       f"process more\n")

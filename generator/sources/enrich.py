@@ -21,9 +21,8 @@ from ..corpus.writes import write_files
 from .apis import WEB_SOURCES, Unreachable, Web
 from .dedupe import Index
 from .entries import RawEntry
-from .intake import read_bytes
 from .metadata import TITLE_ALONE, Record, additions, apply, judge, lacking
-from .readers import FORMATS, parse_source
+from .readers import FORMATS, read_source
 
 __all__ = ["WEB_SOURCES", "Enricher", "Report", "Web", "file_records"]  # what `survey enrich` calls
 
@@ -79,7 +78,7 @@ def file_records(path: Path, today: str, notes: list[str]) -> list[Record]:
     """Every paper of a daily-papers JSON file, a BibTeX bibliography or any file `survey import`
     reads (a BibTeX entry without an abstract gives its metadata all the same); what the reader
     left out or read differently goes to `notes`."""
-    source = parse_source(read_bytes(path, str(path)), str(path))
+    source = read_source(path)
     notes += source.notes
     label = "HF daily papers JSON" if source.format == "hf-json" else FORMATS[source.format]
     name = f"{label} {path.name}"

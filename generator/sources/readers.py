@@ -10,11 +10,13 @@ as the characters it stands for: in texts from arXiv (JSON, Atom) and in BibTeX 
 from __future__ import annotations
 
 import codecs
+import contextlib
 import hashlib
 import itertools
 import json
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -56,7 +58,19 @@ ATOM = "{http://www.w3.org/2005/Atom}"
 
 def read_source(path: Path, shown: str | None = None) -> Source:
     shown = shown or str(path)
-    return parse_source(read_bytes(path, shown), shown)
+    with _enough_memory(shown):  # the bytes held by parse_source alone, which drops them once read
+        return parse_source(read_bytes(path, shown), shown)
+
+
+@contextlib.contextmanager
+def _enough_memory(shown: str) -> Iterator[None]:
+    """The last resort where a process may hold less than reading a source takes (a few times
+    its size; `ulimit -v`): one line naming the file, not a MemoryError traceback."""
+    try:
+        yield
+    except MemoryError:
+        raise SourceError(shown, "not enough memory to read it (reading a source takes a few times "
+                                 "its size); split it, or allow the process more") from None
 
 
 def parse_source(data: bytes, shown: str) -> Source:
