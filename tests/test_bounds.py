@@ -128,3 +128,16 @@ def test_memory_running_out_while_reading_is_one_line(tmp_path: Path, monkeypatc
     assert capsys.readouterr().err == (f"survey import: {source}: not enough memory to read it (reading a "
                                        f"source takes a few times its size); split it, or allow the "
                                        f"process more\n")
+
+
+@pytest.mark.parametrize(("data", "tags"), [
+    (b'<feed xmlns="http://www.w3.org/2005/Atom">' + b"<x/>" * 2**20 + b"</feed>", "1,048,578 tags"),
+    (b"<html><body>" + b"<b>x</b>" * 2**19 + b"</body></html>", "1,048,580 tags"),
+])
+def test_markup_denser_than_any_feed_or_page_is_refused_before_parsing(data: bytes, tags: str) -> None:
+    """Built, these took 22 (Atom's elements) and 137 (BeautifulSoup's tags) times their size."""
+    error, held = peak(lambda: parse_source(data, "x"))
+    assert isinstance(error, SourceError), error
+    assert str(error).startswith(f"x: {tags} in {len(data):,} characters: more than one per 16, where an "
+                                 f"arXiv feed has one per 56")
+    assert held < 3 * len(data), held

@@ -5,8 +5,9 @@ bounded memory and time, and what cannot be read safely is refused in one line.
   few megabytes can inflate to terabytes: it is inflated piece by piece and stopped there.
 - An XML document type is refused before any parser sees it: its entities can expand without
   limit ("billion laughs") or pull in local files.
-- JSON denser in objects and arrays than any daily-papers file is refused before it is parsed:
-  built, `[{},{},...]` takes twenty times its size.
+- JSON denser in objects and arrays than any daily-papers file, and XML or HTML denser in tags
+  than any feed or page, is refused before it is parsed: built, `[{},{},...]` takes twenty
+  times its size, `<b>x</b><b>x</b>...` a hundred.
 """
 
 from __future__ import annotations
@@ -90,19 +91,31 @@ def unpacked(data: bytes, shown: str) -> bytes:
     return data
 
 
-# The real daily-papers file holds an object or an array per 290 bytes (141,853 objects and 18,039
-# arrays in its 46 MB; a paper with 664 authors, 668 in 55 KB). Each costs some 64 to 250 bytes
-# once built: a file of more than one per 16 bytes (`[{},{},...]`, `[[],[],...]`) would take
-# over ten times its size. Counted as brackets anywhere, in strings too: an upper bound, and
-# only past a number whose cost does not matter (small files and fixtures are dense).
-JSON_BYTES_PER_CONTAINER = 16
-JSON_FREE_CONTAINERS = 100_000
+# A parsed object costs far more than its text: an object or array some 64 to 250 bytes, an XML
+# element some 90, an HTML tag (BeautifulSoup's) some 500. The real sources are sparse: an
+# object or array per 290 bytes in the daily-papers file (141,853 and 18,039 in 46 MB; a paper
+# with 664 authors, 668 in 55 KB), a tag per 56 bytes in the arXiv feed, one per 46 in a saved
+# Hugging Face page. A file with more than one per 16 bytes (`[{},{},...]`, `<x/><x/>...`) is
+# no such source, and would take tens of times its size once built: it is refused before.
+# Counted as the characters that open one, wherever they are (in strings too): an upper bound,
+# and only past a number whose cost does not matter (small files and fixtures are dense).
+BYTES_PER_NODE = 16
+FREE_NODES = 100_000
 
 
 def check_json_containers(text: str, shown: str) -> None:
     """Refuse JSON denser in objects and arrays than any daily-papers file, before building any."""
     brackets = text.count("{") + text.count("[")
-    if brackets > max(JSON_FREE_CONTAINERS, len(text) // JSON_BYTES_PER_CONTAINER):
+    if brackets > max(FREE_NODES, len(text) // BYTES_PER_NODE):
         raise SourceError(shown, f"{brackets:,} objects or arrays in {len(text):,} bytes of JSON: more than "
-                                 f"one per {JSON_BYTES_PER_CONTAINER} bytes, where daily-papers JSON "
-                                 f"has one per 290; not read")
+                                 f"one per {BYTES_PER_NODE} bytes, where daily-papers JSON has one per 290; "
+                                 f"not read")
+
+
+def check_markup_tags(text: str, shown: str) -> None:
+    """Refuse XML or HTML denser in tags than any arXiv feed or saved page, before parsing it."""
+    tags = text.count("<")
+    if tags > max(FREE_NODES, len(text) // BYTES_PER_NODE):
+        raise SourceError(shown, f"{tags:,} tags in {len(text):,} characters: more than one per "
+                                 f"{BYTES_PER_NODE}, where an arXiv feed has one per 56 and a saved Hugging "
+                                 f"Face page one per 46; not read")
