@@ -212,6 +212,54 @@ def test_judge(title: str, abstract: str | None, verdict: str | None) -> None:
     assert (got[0] if got else None) == verdict
 
 
+def bare(title: str, **fields: object) -> Paper:
+    return Paper.from_dict({"slug": "p", "title": title, "abstract": "We do things.", "topics": [],
+                            "tags": [], **fields}, "papers/p.yaml")
+
+
+@pytest.mark.parametrize(("paper", "record", "verdict"), [
+    # issue 31: a title match alone filled another paper's id, authors and date, unflagged
+    ({"authors": ["Ann Lee"]}, {"authors": ["Bo Li"], "date": "2020"}, ("review", "no author in common")),
+    ({"date": "2012"}, {"date": "2020"}, ("review", "its year is 2020, the paper's 2012")),
+    ({"arxiv": "2001.00001"}, {"arxiv": "2001.00002"}, ("review", "its arXiv id is 2001.00002")),
+    ({"authors": ["Ann Lee"]}, {"authors": ["A. Lee", "Bo Li"], "arxiv": "2001.00002"},
+     ("accept", "same title")),
+    ({"date": "2019"}, {"date": "2020", "arxiv": "2001.00002"}, ("accept", "same title")),
+    ({}, {"authors": ["Bo Li"], "date": "2020"}, ("accept", "the title alone")),
+])
+def test_a_title_match_without_an_abstract_is_checked_against_the_rest(
+        paper: dict[str, object], record: dict[str, object], verdict: tuple[str, str]) -> None:
+    other = Record(source="x", fetched="2026-01-01", title="Deep learning", **record)  # type: ignore[arg-type]
+    got = judge(bare("Deep Learning", **paper), other)
+    assert got is not None and (got[0], verdict[1] in got[1]) == (verdict[0], True), got
+
+
+def test_a_fill_on_the_title_alone_is_listed_to_check(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    (corpus / "papers").mkdir(parents=True)
+    shutil.copy(ROOT / "corpus" / "taxonomy.yaml", corpus)
+    for slug, extra in (("deep-learning", ""), ("other-deep-learning", "authors:\n- Ann Lee\n")):
+        (corpus / "papers" / f"{slug}.yaml").write_text(
+            f"slug: {slug}\ntitle: {'Deep Learning' if slug == 'deep-learning' else 'Deep Nets'}\n"
+            f"abstract: We do things.\n{extra}topics: []\ntags: []\n", encoding="utf-8")
+    bib = tmp_path / "refs.bib"
+    bib.write_text("@book{dl, title = {Deep Learning}, author = {Bo Li}, year = 2016}\n"
+                   "@misc{nets, title = {Deep Nets}, author = {Cy Wu}, year = 2016}\n")
+    report = tmp_path / "report.md"
+    result = survey("enrich", "--web", "none", "--from", str(bib), "--report", str(report),
+                    "--corpus", str(corpus), env=DAY)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("papers lacking an arXiv id, authors or a date: 2; enriched: 1 (BibTeX "
+                               "bibliography refs.bib: 1); on the title alone: 1; for review: 1;")
+    assert ("check: papers/deep-learning.yaml: authors, date from BibTeX bibliography refs.bib: "
+            "'Deep Learning' (entry dl, line 1), matched by the title alone") in lines
+    assert any(line.startswith("review: papers/other-deep-learning.yaml: may be") and
+               "same title, but no author in common" in line for line in lines), lines
+    assert "### Written on the title alone" in report.read_text()
+    assert load_corpus(corpus).papers["other-deep-learning"].date is None
+
+
 def test_a_hand_made_paper_is_enriched_from_a_daily_papers_file(tmp_path: Path) -> None:
     corpus = corpus_copy(tmp_path)
     items = json.loads((FIXTURES / "daily_papers.json").read_text())

@@ -23,6 +23,7 @@ from bs4 import BeautifulSoup
 from conftest import ROOT, make_project, mkdocs_build, small_project, survey
 from linkcheck import check_site
 
+from generator.core.text import bad_name
 from generator.corpus.store import load_corpus
 from generator.site.parts import PART_SIZE, newest_first
 from generator.site.render import Site
@@ -356,8 +357,9 @@ ALL_EXTENSIONS = [
 
 def hostile_author(text: str) -> str:
     """An author's name holding the hostile text: it is a link's text, and the search filter
-    in that link's target."""
-    return f"Ann {text} Doe"
+    in that link's target. Less the invisible characters a name may not hold (issue 31: a bidi
+    override in one name reversed the names after it; tests/test_bibtex_cases.py)."""
+    return f"Ann {''.join(c for c in text if bad_name(c) is None)} Doe"
 
 
 def hostile_project(tmp_path: Path) -> tuple[Path, list[tuple[str, str, str]]]:
@@ -510,15 +512,21 @@ def test_a_template_error_names_the_template(tmp_path: Path) -> None:
     assert "Traceback" not in result.stderr
 
 
-def test_a_hand_written_page_may_not_hide_a_generated_one(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("own", "generated"), [
+    ("papers/rewrite-the-stars.md",
+     "page papers/rewrite-the-stars.md (both are papers/rewrite-the-stars/index.html)"),
+    ("topics.md", "page topics/index.md (both are topics/index.html)"),  # another path, the same page
+    ("exports/papers.csv", "file exports/papers.csv (both are exports/papers.csv)"),
+])
+def test_a_hand_written_file_may_not_hide_a_generated_one(own: str, generated: str, tmp_path: Path) -> None:
     project = small_project(tmp_path)
-    (project / "docs" / "papers").mkdir()
-    (project / "docs" / "papers" / "rewrite-the-stars.md").write_text("# Mine\n")
+    (project / "docs" / own).parent.mkdir(parents=True, exist_ok=True)
+    (project / "docs" / own).write_text("# Mine\n")
     result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict"], cwd=project,
                             capture_output=True, text=True)
     assert result.returncode != 0
-    assert ("docs/papers/rewrite-the-stars.md would hide the generated page "
-            "papers/rewrite-the-stars.md") in result.stderr, result.stderr
+    assert f"docs/{own} would hide the generated {generated}; rename or remove it" in result.stderr, \
+        result.stderr
     assert "Traceback" not in result.stderr
 
 

@@ -151,10 +151,7 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
             raise PluginError(f"survey: {where}") from None
         edit = site.edit_targets(page_paths)
         in_nav = site.nav_paths() if self.config.nav else set()
-        hidden = sorted(files.src_uris.keys() & set(page_paths))
-        if hidden:
-            raise PluginError(f"survey: docs/{hidden[0]} would hide the generated page {hidden[0]}; "
-                              f"rename or remove it")
+        generated: list[GeneratedFile] = []
         for path in page_paths:
             # Paper, tag and list-part pages stay out of the navigation, which would otherwise
             # grow with the corpus on every page.
@@ -166,10 +163,13 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
             file = GeneratedFile.of(config, path, pages[path], key, inclusion)
             # edit_uri points into docs/; the page's source lives beside docs/ in the repository.
             file.edit_uri = f"../{target}" if target else None
-            files.append(file)
+            generated.append(file)
         for path in other_paths:
             key = self.incremental.page_key(path, others[path], ()) if self.incremental else ""
-            files.append(GeneratedFile.of(config, path, others[path], key))
+            generated.append(GeneratedFile.of(config, path, others[path], key))
+        _refuse_hidden(files, generated)
+        for file in generated:
+            files.append(file)
         if self.config.nav:
             config.nav = _nav(site.nav(), config.nav)
         if self.incremental:
@@ -261,6 +261,19 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
         server.watch(self.corpus_dir)
         server.watch(self.templates_dir)
         return server
+
+
+def _refuse_hidden(files: Files, generated: list[GeneratedFile]) -> None:
+    """A file of docs/ at a generated file's path, or built to the same place (docs/topics.md and
+    the generated topics/index.md are both topics/index.html), would silently replace it or be
+    replaced by it: the build stops, naming both."""
+    built_to = {f.dest_uri: f for f in files}
+    for file in generated:
+        own = files.src_uris.get(file.src_uri) or built_to.get(file.dest_uri)
+        if own is not None:
+            kind = "page" if file.is_documentation_page() else "file"
+            raise PluginError(f"survey: docs/{own.src_uri} would hide the generated {kind} "
+                              f"{file.src_uri} (both are {file.dest_uri}); rename or remove it")
 
 
 def _release_pages(files: Files) -> None:

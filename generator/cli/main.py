@@ -282,7 +282,7 @@ def cmd_enrich(args: argparse.Namespace) -> int:
     enricher = Enricher(corpus, web, web_names)
     papers = enricher.candidates(args.paper)
     for path in args.files:
-        enricher.from_files(file_records(Path(path), today()), papers)
+        enricher.from_files(file_records(Path(path), today(), enricher.report.notes), papers)
     if web_names:
         todo = [p for p in papers if enricher.still_lacking(p.slug)]
         enricher.from_web(todo, args.limit, Progress("asking"))

@@ -66,6 +66,30 @@ def shown_path(path: str | os.PathLike[str]) -> str:
         return printable(str(path))
 
 
+# In a name, characters that show nothing but change how the text around them shows: the bidi
+# controls (U+202E, RIGHT-TO-LEFT OVERRIDE, shows "Ann Lee, Bo Li" as "iL oB ,eeL nnA", every
+# name after it on the line included) and invisible format characters (zero-width space, word
+# joiner, invisible operators, byte-order mark, soft hyphen). None is in a name, a title or an
+# abstract of the 9,109 real papers or the arXiv feed. The zero-width joiner and non-joiner
+# (U+200C, U+200D) are kept: Persian and Indic names are written with them.
+_INVISIBLE = re.compile("[\u00ad\u061c\u180e\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064"
+                        "\u2066-\u206f\ufeff\ufff9-\ufffb]")
+
+
+def bad_name(text: str) -> str | None:
+    """Why a person's name cannot be kept (what `bad_character` refuses, and invisible characters
+    that reorder or hide text), or None when it can."""
+    bad = bad_character(text)
+    if bad is not None:
+        return bad
+    found = _INVISIBLE.search(text)
+    if found is None:
+        return None
+    char = found.group()
+    return (f"contains U+{ord(char):04X} ({unicodedata.name(char, 'a format character')}), an invisible "
+            f"character that changes how the text around it shows")
+
+
 def has_markup(text: str) -> bool:
     return bool(_MARKUP.search(text))
 
@@ -180,9 +204,19 @@ _TEX_LETTERS = {"ss": "ß", "ae": "æ", "AE": "Æ", "oe": "œ", "OE": "Œ", "aa"
 _TEX_MORE_WORDS = {r"\ldots": "…", r"\dots": "…", r"\textendash": "–", r"\textemdash": "—",
                    r"\textasciitilde": "~", r"\textasciicircum": "^", r"\textbackslash": "\\",
                    r"\textquotesingle": "'",
-                   r"\textbar": "|", r"\S": "§", r"\P": "¶", r"\copyright": "©", r"\pounds": "£"}
+                   r"\textbar": "|", r"\S": "§", r"\P": "¶", r"\copyright": "©", r"\pounds": "£",
+                   r"\texttimes": "×", r"\textdiv": "÷", r"\textpm": "±", r"\textminus": "−",
+                   r"\textdegree": "°", r"\textmu": "µ", r"\textregistered": "®", r"\texttrademark": "™",
+                   r"\textbullet": "•", r"\textperiodcentered": "·", r"\textdagger": "†",
+                   r"\textellipsis": "…", r"\textquoteleft": "‘", r"\textquoteright": "’",
+                   r"\textquotedblleft": "“", r"\textquotedblright": "”"}
+# A raised or lowered text: digits and signs have their Unicode forms (`10\textsuperscript{-3}`
+# is 10⁻³, not 10-3); anything else reads inline (`4\textsuperscript{th}` is 4th).
+_SCRIPTS = {"super": dict(zip("0123456789+-=()", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾", strict=True)),
+            "sub": dict(zip("0123456789+-=()", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎", strict=True))}
 _TEX_SWITCHES = ("em", "bf", "it", "sc", "tt", "rm", "sf", "sl", "bfseries", "itshape", "scshape",
-                 "ttfamily", "normalfont", "upshape", "mdseries", "rmfamily", "sffamily")
+                 "ttfamily", "normalfont", "upshape", "mdseries", "rmfamily", "sffamily", "relax",
+                 "protect")  # and two commands that typeset nothing
 _TEX_STYLES = ("textbf", "textit", "textsc", "texttt", "textrm", "textsf", "textup", "textmd", "textsl",
                "textnormal", "emph", "underline", "mbox", "hbox", "text")
 _TEX_ALL_WORDS = {**_TEX_WORDS, **_TEX_MORE_WORDS}
@@ -196,12 +230,15 @@ _TEX_TOKEN = re.compile(
     rf"|\\(?P<accent>['\"`^~=.])\s*(?:\{{\s*(?P<base>{_BASE})\s*\}}|(?P<bare>{_BASE}))"
     rf"|\\(?P<letter_accent>[cvuHkrdb])(?:\s*\{{\s*(?P<lbase>{_BASE})\s*\}}|\s+(?P<lbare>[A-Za-z]))"
     rf"|\\(?P<letter>{'|'.join(sorted(_TEX_LETTERS, key=len, reverse=True))})(?![A-Za-z])\s*"
-    rf"|(?P<word>{'|'.join(re.escape(w) for w in sorted(_TEX_ALL_WORDS, key=len, reverse=True))})(?![A-Za-z])"
+    # a control word swallows the spaces after it, as TeX reads it (`3\texttimes 4` is 3×4)
+    rf"|(?P<word>{'|'.join(re.escape(w) for w in sorted(_TEX_ALL_WORDS, key=len, reverse=True))})"
+    r"(?![A-Za-z])\s*"
     rf"|\\(?:{'|'.join(_TEX_STYLES)})\s*(?=\{{)"  # the group's braces go below
     rf"|\\(?:{'|'.join(_TEX_SWITCHES)})(?![A-Za-z])\s*"
     r"|\\~\{\}"  # a tilde character
     r"|(?P<space>\\[ ,;:>]|\\\\)|\\[!/-]"
     r"|(?P<dash>---?)|``|''|~|[{}]"
+    r"|\\text(?P<script>super|sub)script\s*\{(?P<raised>[^{}\\]*)\}"
     r"|(?P<macro>\\[A-Za-z]+(?:\{[^{}]*\})*)"  # an author's own macro (`\cite{x}`): kept whole
 )
 _TEX_FIXED = {"\\~{}": "~", "---": "—", "--": "–", "``": "“", "''": "”", "~": " ", "{": "", "}": ""}
@@ -227,6 +264,10 @@ def _tex_token(m: re.Match[str]) -> str:
         return _accented(m.group("lbase") or m.group("lbare"), _TEX_LETTER_ACCENTS[m.group("letter_accent")])
     if m.group("letter"):
         return _TEX_LETTERS[m.group("letter")]
+    if m.group("script"):
+        forms = _SCRIPTS[m.group("script")]
+        raised = m.group("raised")
+        return "".join(forms[c] for c in raised) if all(c in forms for c in raised) else raised
     if m.group("word"):
         return _TEX_ALL_WORDS[m.group("word")]
     if m.group("space"):

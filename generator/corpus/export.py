@@ -19,7 +19,7 @@ SEP = "\n"
 CSV_COLUMNS = (
     "slug", "url", "title", "abstract", "topics", "tags", "listings", "alternate_titles",
     "arxiv", "authors", "date", "added", *(f"link_{k}" for k in LINK_KINDS),
-    "reviewed",  # last, so that the columns before keep their places
+    "reviewed", "et_al",  # last, so that the columns before keep their places
 )
 
 
@@ -44,7 +44,7 @@ def records(corpus: Corpus) -> list[dict[str, Any]]:
             ],
             "alternate_titles": list(paper.alternate_titles),
         }
-        for name in ("arxiv", "authors", "date", "added"):
+        for name in ("arxiv", "authors", "et_al", "date", "added"):
             value = getattr(paper, name)
             if value:
                 rec[name] = value
@@ -116,6 +116,7 @@ def _csv_line(rec: dict[str, Any]) -> str:
         SEP.join(rec["alternate_titles"]), rec.get("arxiv", ""),
         SEP.join(rec.get("authors", [])), rec.get("date", ""), rec.get("added", ""),
         *(links.get(k, "") for k in LINK_KINDS), "true" if rec["reviewed"] else "false",
+        "true" if rec.get("et_al") else "",
     )])
     return buf.getvalue()
 
@@ -192,7 +193,8 @@ def bibtex(paper: Paper, key: str | None = None) -> str | None:
         return None
     fields = [("title", "{" + _bibtex_text(paper.title) + "}")]
     if paper.authors:
-        fields.append(("author", " and ".join(_bibtex_name(a) for a in paper.authors)))
+        fields.append(("author", " and ".join([*map(_bibtex_name, paper.authors),
+                                               *(["others"] if paper.et_al else [])])))
     year = citation_year(paper)
     if year:
         fields.append(("year", year))

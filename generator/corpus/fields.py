@@ -7,7 +7,7 @@ from datetime import date as _date
 from typing import Any
 
 from ..core.errors import CorpusError, raise_problems
-from ..core.text import bad_character, has_markup, shorten, squash
+from ..core.text import bad_character, bad_name, has_markup, shorten, squash
 
 MAX_TEXT = 1_000  # any text field without a limit of its own (ids, dates, sources): real max 64
 MAX_ITEMS = 100  # alternate titles or enriched records of one paper: real max 1 and 0
@@ -62,7 +62,7 @@ class Fields:
         return value
 
     def text_list(self, name: str, *, unique: bool = True, limit: int = MAX_TEXT,
-                  items: int = MAX_ITEMS) -> list[str]:
+                  items: int = MAX_ITEMS, names: bool = False) -> list[str]:
         """The field's list of texts, without the items that have a problem (each noted)."""
         value = self.data.get(name)
         if value is None:
@@ -79,7 +79,7 @@ class Fields:
             if not isinstance(item, str) or not item.strip():
                 self.problem(f"{name}[{i}]", f"must be non-empty text, found {shorten(item)}")
                 continue
-            problem = text_problem(item, limit, False)
+            problem = text_problem(item, limit, False, names)
             if problem is None and item != squash(item):
                 problem = "must be one line without extra spaces"
             if problem is None and unique and item in seen:
@@ -92,10 +92,10 @@ class Fields:
         return out
 
 
-def text_problem(value: str, limit: int, plain: bool) -> str | None:
+def text_problem(value: str, limit: int, plain: bool, name: bool = False) -> str | None:
     if len(value) > limit:
         return f"is {len(value):,} characters long; at most {limit:,} are allowed"
-    bad = bad_character(value)
+    bad = bad_name(value) if name else bad_character(value)
     if bad:
         return bad
     if plain and has_markup(value):

@@ -14,18 +14,19 @@ from typing import Any
 from ..core.errors import CorpusError
 from ..core.text import is_slug, shorten
 from .fields import MAX_ITEMS, Fields, text_problem
+from .fields import kind as value_kind
 
 LINK_KINDS = ("paper", "pdf", "code", "project")
 CURATABLE = ("title", "abstract", "arxiv", "authors", "date", "topics", "tags", "links")
 # What `survey enrich` fills from a metadata source, each recorded under `enriched`.
-ENRICHABLE = ("arxiv", "authors", "date", *(f"links.{k}" for k in LINK_KINDS))
+ENRICHABLE = ("arxiv", "authors", "et_al", "date", *(f"links.{k}" for k in LINK_KINDS))
 ARXIV_RE = re.compile(r"^(?:\d{4}\.\d{4,5}|[a-z][a-z.-]*(?:\.[A-Z]{2})?/\d{7})$")
 DATE_RE = re.compile(r"^\d{4}(?:-(?:0[1-9]|1[0-2])(?:-(?:0[1-9]|[12]\d|3[01]))?)?$")
 URL_RE = re.compile(r"^https?://[^\s<>\"'`\\]+$")
 FRACTION_RE = re.compile(r"^[01](?:\.\d{1,6})?$")
 
 PAPER_FIELDS = (
-    "slug", "title", "alternate_titles", "abstract", "arxiv", "authors", "date",
+    "slug", "title", "alternate_titles", "abstract", "arxiv", "authors", "et_al", "date",
     "links", "topics", "confidence", "tags", "added", "enriched", "curated",
 )
 LISTING_FIELDS = ("slug", "name", "date", "description", "source", "origin", "sha256", "entries")
@@ -69,6 +70,7 @@ class Paper:
     alternate_titles: list[str] = field(default_factory=list)
     arxiv: str | None = None
     authors: list[str] = field(default_factory=list)
+    et_al: bool = False  # the authors listed are the first of more, whose names the source left out
     date: str | None = None
     links: dict[str, str] = field(default_factory=dict)
     added: str | None = None
@@ -137,7 +139,12 @@ class Paper:
         confidence = _confidence(f, topics)
         alternate_titles = f.text_list("alternate_titles", limit=MAX_TITLE)
         # Two co-authors may share a name ('Chen Li' twice in 45 real papers): real data.
-        authors = f.text_list("authors", unique=False, limit=MAX_NAME, items=MAX_AUTHORS)
+        authors = f.text_list("authors", unique=False, limit=MAX_NAME, items=MAX_AUTHORS, names=True)
+        et_al = f.data.get("et_al", False)
+        if not isinstance(et_al, bool):
+            f.problem("et_al", f"must be true or false, found {value_kind(et_al)} {shorten(et_al)}")
+        elif et_al and "authors" not in f.data:
+            f.problem("et_al", "says the authors listed are the first of more, but none are listed")
         for name in ("topics", "tags"):
             if name not in f.data:
                 f.problem(name, "is required (write [] for none)")
@@ -145,7 +152,8 @@ class Paper:
         assert slug is not None and title is not None and abstract is not None
         return cls(
             slug=slug, title=title, abstract=abstract, topics=topics, tags=tags, confidence=confidence,
-            alternate_titles=alternate_titles, arxiv=arxiv, authors=authors, date=date, links=links,
+            alternate_titles=alternate_titles, arxiv=arxiv, authors=authors, et_al=et_al is True,
+            date=date, links=links,
             added=added, enriched=enriched, curated=[c for c in CURATABLE if c in curated],
         )
 
@@ -158,6 +166,8 @@ class Paper:
             out["arxiv"] = self.arxiv
         if self.authors:
             out["authors"] = list(self.authors)
+        if self.et_al:
+            out["et_al"] = True
         if self.date:
             out["date"] = self.date
         if self.links:

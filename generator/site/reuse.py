@@ -178,7 +178,7 @@ def _stamp(site: Site) -> tuple[Any, ...]:
 
 def _facts(p: Paper) -> tuple[Any, ...]:
     """Everything a page can show of a paper."""
-    return (p.slug, p.title, p.abstract, tuple(p.alternate_titles), p.arxiv, tuple(p.authors),
+    return (p.slug, p.title, p.abstract, tuple(p.alternate_titles), p.arxiv, tuple(p.authors), p.et_al,
             p.date, tuple(sorted(p.links.items())), tuple(p.topics), tuple(p.tags), p.added,
             tuple(p.curated), tuple(sorted(p.confidence.items())))
 

@@ -1,23 +1,23 @@
 """Reading a BibTeX bibliography (a survey's .bib, a reference manager's export) into entries.
 
 pybtex's parser reads the file: entries, `@string` macros (and the month names), `#`
-concatenation, `@preamble` and `@comment`. Each entry gives a title, authors, a date
-(`date`, else `year` and `month`), an arXiv id (`eprint` with `archivePrefix`, an arxiv.org
-URL, an arXiv DOI, `journal = {arXiv preprint arXiv:2104.07857}`, DBLP's `CoRR` volume), links
-(`url`, `doi`) and the abstract when there is one; LaTeX in the texts is read as it typesets
-(`core.text.typeset_tex`). An entry without an abstract comes with an empty one: the importer
-merges it into the paper it already is, or reports it, and enrich reads its metadata.
+concatenation, `@preamble` and `@comment`; an entry takes the fields it lacks (year, venue,
+authors) from the entry its `crossref` names. Each entry gives a title, authors (and whether
+`and others` ends them), a date, an arXiv id and links (`bibfields.py`) and the abstract when
+there is one; LaTeX in the texts is read as it typesets (`core.text.typeset_tex`). An entry
+without an abstract comes with an empty one: the importer merges it into the paper it already
+is, or reports it, and enrich reads its metadata.
 
 Bad input stops the read with one line naming the file, the line and the entry's key: a syntax
 error (an unclosed brace), one key given to two different entries, an undefined macro in a field
-we read, a field we read far longer than any paper's, bytes that are not UTF-8.
+we read, macros expanding to more than twice the file, bytes that are not UTF-8, a control
+character. An entry with a field longer than a paper's is skipped, with a note naming it: the
+other entries of the bibliography are read.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from datetime import date
 from typing import Any
 
 from pybtex.bibtex.utils import split_name_list
@@ -27,8 +27,9 @@ from pybtex.exceptions import PybtexError
 from pybtex.scanner import PybtexSyntaxError, Token
 
 from ..core.errors import SourceError
-from ..core.text import has_control, squash, typeset_tex
-from ..corpus.model import ARXIV_RE, DATE_RE, MAX_ABSTRACT, MAX_TITLE, URL_RE
+from ..core.text import bad_name, has_control, shorten, squash, typeset_tex
+from ..corpus.model import MAX_ABSTRACT, MAX_AUTHORS, MAX_NAME, MAX_TITLE
+from .bibfields import arxiv_id, entry_date, entry_links, entry_notes
 from .entries import RawEntry, Source
 
 # The fields read, and the longest value read in each, as written: twice the corpus's own limits
@@ -36,26 +37,19 @@ from .entries import RawEntry, Source
 # readers.check_entry), and room for the corpus's 5,000 authors of one paper.
 LIMITS = {"title": 2 * MAX_TITLE, "abstract": 2 * MAX_ABSTRACT, "author": 200_000}
 OTHER_FIELDS = ("year", "month", "date", "eprint", "archiveprefix", "eprinttype", "url", "doi",
-                "journal", "journaltitle", "booktitle", "howpublished", "volume")
+                "journal", "journaltitle", "booktitle", "howpublished", "volume", "crossref")
 OTHER_LIMIT = 2_000
 
-_ENTRY_START = re.compile(r"^[ \t]*@[A-Za-z]+[ \t]*[{(]", re.M)
+_ENTRY_START = re.compile(rb"^[ \t]*@[A-Za-z]+[ \t]*[{(]", re.M)
 _ENCODING = re.compile(rb"^%\s*Encoding:\s*([A-Za-z0-9_.-]+)\s*$", re.M)  # JabRef's header
-_ARXIV_NEW = r"(?:0[7-9]|[1-9]\d)(?:0[1-9]|1[0-2])\.\d{4,5}"
-_ARXIV_OLD = r"[a-z][a-z.-]*(?:\.[A-Z]{2})?/\d{7}"
-_ARXIV_URL = re.compile(rf"arxiv\.org/(?:abs|pdf)/({_ARXIV_NEW}|{_ARXIV_OLD})(?:v\d+)?", re.I)
-_ARXIV_DOI = re.compile(rf"10\.48550/arxiv\.({_ARXIV_NEW})", re.I)
-_ARXIV_IN_TEXT = re.compile(rf"arxiv\b[^0-9]{{0,40}}?({_ARXIV_NEW}|{_ARXIV_OLD})(?:v\d+)?", re.I)
-_ARXIV_BARE = re.compile(rf"^(?:arxiv:)?\s*({_ARXIV_NEW}|{_ARXIV_OLD})(?:v\d+)?$", re.I)
-_MONTHS = {name[:3].lower(): n for n, name in enumerate(month_names.values(), 1)}
 
 
 def claims(data: bytes) -> bool:
-    """BibTeX, when an entry (`@article{`, `@misc(`) starts a line in the first 8 KB (BibTeX reads
-    nothing but its @-entries, so a file may begin with any comment); readers.py asks only when
-    no other format claims the file. Read as Latin-1 here only to look: a file in another
+    """BibTeX, when an entry (`@article{`, `@misc(`) starts a line anywhere in the file (BibTeX
+    reads nothing but its @-entries, so a file may begin with pages of comments); readers.py asks
+    only when no other format claims the file. Looked for in the bytes: a file in another
     encoding is still told apart, and `decode` then names its bytes."""
-    return bool(_ENTRY_START.search(data[:8192].decode("latin-1")))
+    return bool(_ENTRY_START.search(data))
 
 
 def decode(data: bytes, shown: str) -> str:
@@ -99,6 +93,27 @@ class _Parser(LowLevelParser):  # type: ignore[misc]
         self._chars = {self.LBRACE: "{", self.RBRACE: "}", self.QUOTE: '"', self.AT: "@"}
         self._finders: dict[tuple[Any, ...], re.Pattern[str]] = {}
         self._counted = (0, 1)  # an offset, and the line it is on
+        # What may be built from the file's values: its own characters once, as much again from
+        # macros, and a megabyte. pybtex joins a macro's value when it is defined: 41 lines of
+        # `@string{aN = aM # aM}` would double it 41 times.
+        self.budget = 2 * len(text) + 2**20
+        self.built = 0
+
+    def build(self, parts: list[str], line: int, what: str) -> str:
+        """The parts of a value joined, counted against the budget before they are."""
+        self.built += sum(map(len, parts))
+        if self.built > self.budget:
+            raise SourceError(self.filename, f"{what}: with it, the file's values and @string macros "
+                                             f"expand to over {self.budget:,} characters (twice the "
+                                             f"file's size, and a megabyte); refused", line=line)
+        return "".join(parts)
+
+    def parse_string_body(self, body_end: Any) -> None:  # pybtex's own, joining within the budget
+        self.current_field_name = self.required([self.NAME]).value
+        self.required([self.EQUALS])
+        self.parse_value()
+        self.macros[self.current_field_name] = self.build(
+            self.current_value, self.lineno, f"@string {self.current_field_name}")
 
     def skip_to(self, patterns: list[Any]) -> Token | None:
         if not all(p in self._chars for p in patterns):
@@ -156,9 +171,9 @@ def read_bibtex(text: str, shown: str, digest: str) -> Source:
                           entry=key) from None
 
     parser.handle_error = handle_error
-    entries: list[RawEntry] = []
     notes: list[str] = []
     seen: dict[str, tuple[int, Any]] = {}
+    read_in: list[tuple[str, int, list[tuple[str, list[str]]]]] = []  # key, line, fields
     for command, body in parser:
         kind = command.lower()
         if kind in ("string", "preamble"):
@@ -175,12 +190,22 @@ def read_bibtex(text: str, shown: str, digest: str) -> Source:
                          f"word for word; read once")
             continue
         seen[key.lower()] = (line, same)
-        values = _fields(fields, read, shown, line, key)
-        entry = _entry(values, len(entries) + 1, key, line, shown)
-        if entry is None:
+        read_in.append((key, line, fields))
+    # An entry names the entry it takes its missing fields from (`crossref`), often a later one.
+    by_key = {key.lower(): fields for key, _, fields in read_in}
+    entries: list[RawEntry] = []
+    for key, line, fields in read_in:
+        skipped: list[str] = []
+        values = _fields(_inherited(fields, by_key, f"{shown}:{line}: entry {key}", notes), read,
+                         parser, line, key, skipped)
+        entry = None if skipped else _entry(values, len(entries) + 1, key, line, shown, skipped)
+        if skipped:
+            notes.append(f"{skipped[0]}; entry skipped")
+        elif entry is None:
             notes.append(f"{shown}:{line}: entry {key} has no title; skipped")
         else:
             entries.append(entry)
+            notes += [f"{shown}:{line}: entry {key}: {note}" for note in entry_notes(values)]
     return Source(path=shown, format="bibtex", sha256=digest, entries=entries, is_listing=False,
                   notes=notes)
 
@@ -191,10 +216,32 @@ def _hint(error: PybtexSyntaxError) -> str:
     return ""
 
 
-def _fields(fields: list[tuple[str, list[str]]], read: set[str], shown: str, line: int,
-            key: str) -> dict[str, str]:
+# Fields that name the work an entry is, not what it shares with the entry it cross-references
+# (a paper's proceedings): never taken from it.
+_OWN_FIELDS = frozenset(("title", "abstract", "url", "doi", "eprint", "archiveprefix", "eprinttype",
+                         "howpublished", "crossref"))
+
+
+def _inherited(fields: list[tuple[str, list[str]]], by_key: dict[str, list[tuple[str, list[str]]]],
+               where: str, notes: list[str]) -> list[tuple[str, list[str]]]:
+    """The entry's fields, then those of the entry its `crossref` names that it lacks (the year,
+    the venue, the authors), as BibTeX reads them: one level, the entry's own first."""
+    target = next((parts for name, parts in fields if name.lower() == "crossref"), None)
+    if target is None:
+        return fields
+    parent = by_key.get("".join(target).strip().lower())
+    if parent is None:
+        notes.append(f"{where}: crossref {shorten(''.join(target))} names no entry of the file; read "
+                     f"without it")
+        return fields
+    return [*fields, *((name, parts) for name, parts in parent if name.lower() not in _OWN_FIELDS)]
+
+
+def _fields(fields: list[tuple[str, list[str]]], read: set[str], parser: _Parser, line: int,
+            key: str, skipped: list[str]) -> dict[str, str]:
     """The fields we read, flattened (macros and `#` already resolved), within their limits;
-    a field given twice is read once, as BibTeX does (the first)."""
+    a field given twice is read once, as BibTeX does (the first). A field over its limit skips
+    the entry (in `skipped`), not the file: the other entries of a bibliography are fine."""
     out: dict[str, str] = {}
     for name, parts in fields:
         low = name.lower()
@@ -203,32 +250,48 @@ def _fields(fields: list[tuple[str, list[str]]], read: set[str], shown: str, lin
         limit = LIMITS.get(low, OTHER_LIMIT)
         size = sum(map(len, parts))
         if size > limit:
-            raise SourceError(shown, f"is {size:,} characters long; a paper's {low} is read up to "
-                                     f"{limit:,}", line=line, entry=key, field=low)
-        out[low] = squash("".join(parts))
+            skipped.append(str(SourceError(parser.filename, f"is {size:,} characters long; a paper's "
+                                                            f"{low} is read up to {limit:,}", line=line,
+                                           entry=key, field=low)))
+            return out
+        out[low] = squash(parser.build(parts, line, f"entry {key}: field '{low}'"))
     return out
 
 
-def _entry(values: dict[str, str], position: int, key: str, line: int, shown: str) -> RawEntry | None:
-    def text(name: str) -> str:
+def _entry(values: dict[str, str], position: int, key: str, line: int, shown: str,
+           skipped: list[str]) -> RawEntry | None:
+    def text(name: str, limit: int) -> str:
         value = typeset_tex(values.get(name, ""))
         if has_control(value):
             raise SourceError(shown, "contains a control character", line=line, entry=key, field=name)
+        if len(value) > limit:
+            skipped.append(str(SourceError(shown, f"is {len(value):,} characters long once typeset; "
+                                                  f"at most {limit:,} are allowed", line=line, entry=key,
+                                           field=name)))
         return value
 
-    title = text("title")
+    title = text("title", MAX_TITLE)
     if not title:
         return None
-    arxiv = _arxiv(values)
-    return RawEntry(title=title, abstract=text("abstract"), position=position, arxiv=arxiv,
-                    authors=_authors(values.get("author", ""), shown, line, key),
-                    date=_date(values), links=_links(values), key=key, line=line)
+    abstract = text("abstract", MAX_ABSTRACT)
+    authors, et_al = _authors(values.get("author", ""), shown, line, key, skipped)
+    if skipped:
+        return None
+    return RawEntry(title=title, abstract=abstract, position=position, arxiv=arxiv_id(values),
+                    authors=authors, et_al=et_al, date=entry_date(values), links=entry_links(values), key=key,
+                    line=line)
 
 
-def _authors(value: str, shown: str, line: int, key: str) -> list[str]:
+_OTHERS = ("others", "et al.", "et al", "et. al.")
+
+
+def _authors(value: str, shown: str, line: int, key: str, skipped: list[str]) -> tuple[list[str], bool]:
+    """The names, and whether the list ends in `and others` (the rest not named)."""
     out = []
+    et_al = False
     for name in split_name_list(value) if value else []:
-        if name.strip().lower() in ("others", "et al.", "et al", "et. al."):  # the rest not named
+        if name.strip().lower() in _OTHERS:
+            et_al = True
             continue
         try:
             person = Person(name)
@@ -237,83 +300,16 @@ def _authors(value: str, shown: str, line: int, key: str) -> list[str]:
         parts = [*person.first_names, *person.middle_names, *person.prelast_names, *person.last_names,
                  *person.lineage_names]
         shown_name = typeset_tex(" ".join(parts))
-        if has_control(shown_name):
-            raise SourceError(shown, f"{name!r} contains a control character", line=line, entry=key,
-                              field="author")
+        problem = bad_name(shown_name)
+        if problem:
+            raise SourceError(shown, f"{shorten(name)} {problem}", line=line, entry=key, field="author")
+        if len(shown_name) > MAX_NAME:
+            skipped.append(str(SourceError(shown, f"a name of {len(shown_name):,} characters; at most "
+                                                  f"{MAX_NAME:,} are allowed", line=line, entry=key,
+                                           field="author")))
         if shown_name:
             out.append(shown_name)
-    return out
-
-
-def _arxiv(raw: dict[str, str]) -> str | None:
-    """The arXiv id, from the most explicit field that gives one."""
-    values = {name: typeset_tex(value) for name, value in raw.items() if name in _ARXIV_FIELDS}
-    prefix = (values.get("archiveprefix") or values.get("eprinttype") or "").lower()
-    eprint = values.get("eprint", "")
-    found = _ARXIV_BARE.match(eprint) if eprint and prefix in ("", "arxiv") else None
-    searches: list[tuple[str, Callable[[str], re.Match[str] | None]]] = [
-        ("url", _ARXIV_URL.search), ("howpublished", _ARXIV_URL.search), ("doi", _ARXIV_DOI.search),
-        ("journal", _ARXIV_IN_TEXT.search), ("journaltitle", _ARXIV_IN_TEXT.search),
-        ("booktitle", _ARXIV_IN_TEXT.search), ("howpublished", _ARXIV_IN_TEXT.search),
-    ]
-    for name, search in searches:
-        if found:
-            break
-        found = search(values.get(name, ""))
-    if not found and values.get("journal", "").lower() == "corr":  # DBLP: volume = {abs/ID}
-        found = re.match(rf"^abs/({_ARXIV_NEW}|{_ARXIV_OLD})$", values.get("volume", ""))
-    arxiv = found.group(1) if found else None
-    return arxiv if arxiv and ARXIV_RE.match(arxiv) else None
-
-
-_ARXIV_FIELDS = ("archiveprefix", "eprinttype", "eprint", "url", "howpublished", "doi", "journal",
-                 "journaltitle", "booktitle", "volume")
-
-
-def _date(values: dict[str, str]) -> str | None:
-    given = typeset_tex(values.get("date", "")).split("/")[0]
-    if given and DATE_RE.match(given) and _real(given):
-        return given
-    year = typeset_tex(values.get("year", ""))
-    if not re.fullmatch(r"\d{4}[a-z]?", year):  # 2023a: a second paper of that year
-        return None
-    year = year[:4]
-    month = typeset_tex(values.get("month", "")).lower()
-    number = int(month) if month.isdigit() else None
-    if number is None:
-        word = re.search(r"[a-z]{3,}", month)
-        number = _MONTHS.get(word.group()[:3]) if word else None
-    return f"{year}-{number:02d}" if number and 1 <= number <= 12 else year
-
-
-def _real(day: str) -> bool:
-    if len(day) < 10:
-        return True
-    try:
-        date.fromisoformat(day)
-    except ValueError:
-        return False
-    return True
-
-
-def _links(values: dict[str, str]) -> dict[str, str]:
-    """`url` and `doi` as the paper's links: an arXiv URL or DOI is not one (the arXiv id gives
-    the abstract page and the PDF); a repository is the code, a .pdf the PDF."""
-    links: dict[str, str] = {}
-    given = re.search(r"https?://[^\s{}]+", values.get("url") or values.get("howpublished", ""))
-    url = given.group() if given else ""
-    if url and URL_RE.match(url) and not _ARXIV_URL.search(url):
-        host = re.match(r"https?://(?:www\.)?([^/]+)", url)
-        if host and host.group(1).lower() in ("github.com", "gitlab.com"):
-            links["code"] = url
-        elif url.lower().endswith(".pdf"):
-            links["pdf"] = url
-        else:
-            links["paper"] = url
-    doi = re.sub(r"^(?:doi:|https?://(?:dx\.)?doi\.org/)", "", values.get("doi", "").strip(), flags=re.I)
-    if doi and "paper" not in links and not _ARXIV_DOI.search(doi):
-        doi_url = "https://doi.org/" + doi
-        if URL_RE.match(doi_url):
-            links["paper"] = doi_url
-    return links
-
+    if len(out) > MAX_AUTHORS:
+        skipped.append(str(SourceError(shown, f"names {len(out):,} authors; at most {MAX_AUTHORS:,} are "
+                                              f"allowed", line=line, entry=key, field="author")))
+    return out, et_al and bool(out)

@@ -21,9 +21,8 @@ from ..corpus.writes import write_files
 from .apis import WEB_SOURCES, Unreachable, Web
 from .dedupe import Index
 from .entries import RawEntry
-from .intake import read_bytes
-from .metadata import Record, additions, apply, judge, lacking
-from .readers import FORMATS, parse_source
+from .metadata import TITLE_ALONE, Record, additions, apply, judge, lacking
+from .readers import FORMATS, read_source
 
 __all__ = ["WEB_SOURCES", "Enricher", "Report", "Web", "file_records"]  # what `survey enrich` calls
 
@@ -33,6 +32,8 @@ class Report:
     lacking: int = 0
     enriched: dict[str, list[str]] = field(default_factory=dict)  # source -> slugs
     review: list[str] = field(default_factory=list)
+    title_alone: list[str] = field(default_factory=list)  # fills a person should check
+    notes: list[str] = field(default_factory=list)  # what the files' readers left out
     not_found: list[str] = field(default_factory=list)
     not_looked_up: list[str] = field(default_factory=list)
     unreachable: list[str] = field(default_factory=list)
@@ -44,10 +45,13 @@ class Report:
         by = "; ".join(f"{src}: {len(slugs)}" for src, slugs in sorted(self.enriched.items()))
         lines = [f"papers lacking an arXiv id, authors or a date: {self.lacking}; enriched: {total}"
                  + (f" ({by})" if by else "")
+                 + (f"; on the title alone: {len(self.title_alone)}" if self.title_alone else "")
                  + f"; for review: {len(self.review)}; not found: {len(self.not_found)}"
                  + (f"; not asked: {self.unasked}" if self.unasked else "")
                  + (f"; not looked up: {len(self.not_looked_up)}" if self.not_looked_up else "")]
+        lines += [f"note: {n}" for n in self.notes]
         lines += [f"unreachable: {u}" for u in self.unreachable]
+        lines += [f"check: {c}" for c in self.title_alone]
         lines += [f"review: {r}" for r in self.review]
         lines.append(f"files written: {len(self.written)}")
         return "\n".join(lines)
@@ -61,13 +65,21 @@ class Report:
                     "written. Fill the fields by hand, or add them to `curated` to stop the question.",
                     ""]
             out += [f"- {line}" for line in self.review]
+        if self.title_alone:
+            out += ["", "### Written on the title alone", "",
+                    "The paper had no authors or date, and the record no abstract, to compare: "
+                    "check that each is the same paper. To undo one, delete the fields it names "
+                    "and its `enriched` record, and add them to `curated`.", ""]
+            out += [f"- {line}" for line in self.title_alone]
         return "\n".join(out) + "\n"
 
 
-def file_records(path: Path, today: str) -> list[Record]:
+def file_records(path: Path, today: str, notes: list[str]) -> list[Record]:
     """Every paper of a daily-papers JSON file, a BibTeX bibliography or any file `survey import`
-    reads (a BibTeX entry without an abstract gives its metadata all the same)."""
-    source = parse_source(read_bytes(path, str(path)), str(path))
+    reads (a BibTeX entry without an abstract gives its metadata all the same); what the reader
+    left out or read differently goes to `notes`."""
+    source = read_source(path)
+    notes += source.notes
     label = "HF daily papers JSON" if source.format == "hf-json" else FORMATS[source.format]
     name = f"{label} {path.name}"
     return [_from_entry(e, name, today) for e in source.entries]
@@ -75,7 +87,7 @@ def file_records(path: Path, today: str) -> list[Record]:
 
 def _from_entry(e: RawEntry, name: str, today: str) -> Record:
     return Record(source=name, fetched=today, title=e.title, abstract=e.abstract, arxiv=e.arxiv,
-                  authors=list(e.authors), date=e.date, links=dict(e.links),
+                  authors=list(e.authors), et_al=e.et_al, date=e.date, links=dict(e.links),
                   ref=f"arXiv {e.arxiv}" if e.arxiv else f"entry {e.key}, line {e.line}" if e.key
                   else f"entry {e.position}")
 
@@ -136,6 +148,9 @@ class Enricher:
             if "arxiv" in found:
                 self.arxiv_taken[found["arxiv"]] = paper.slug
             self.report.enriched.setdefault(record.source, []).append(paper.slug)
+            if how == TITLE_ALONE:
+                self.report.title_alone.append(f"{paper.file}: {', '.join(found)} from {record.shown()}, "
+                                               f"matched by {TITLE_ALONE}")
         return True
 
     def from_files(self, records: list[Record], papers: list[Paper]) -> None:

@@ -20,6 +20,7 @@ class RawEntry:
     position: int
     arxiv: str | None = None
     authors: list[str] = field(default_factory=list)
+    et_al: bool = False  # the authors named are the first of more (BibTeX's `and others`)
     date: str | None = None
     links: dict[str, str] = field(default_factory=dict)
     key: str | None = None  # a BibTeX entry's key, and the line it starts on

@@ -16,6 +16,7 @@ from typing import Any
 from bs4 import BeautifulSoup, Tag
 
 from ..core.errors import SourceError
+from .intake import check_json_containers
 
 _ARXIV_HREF = re.compile(r"arxiv\.org/(?:abs|pdf)/(\d{4}\.\d{4,5})(?:v\d+)?")
 _PAPER_HREF = re.compile(r"^(?:https://huggingface\.co)?/papers/(\d{4}\.\d{4,5})(?:v\d+)?$")
@@ -64,8 +65,10 @@ def _props(soup: BeautifulSoup, target: str, path: str) -> dict[str, Any] | None
     node = soup.select_one(f'[data-target="{target}"]')
     if not isinstance(node, Tag) or not node.get("data-props"):
         return None
+    props = str(node["data-props"])
+    check_json_containers(props, path)
     try:
-        data = json.loads(str(node["data-props"]))
+        data = json.loads(props)
     except json.JSONDecodeError as exc:
         raise SourceError(path, f"the page's embedded {target} data is not valid JSON: {exc.msg}") from None
     except RecursionError:

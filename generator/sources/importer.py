@@ -84,7 +84,7 @@ def new_paper(raw: RawEntry, taxonomy: Taxonomy, taken: Container[str], today: s
 def _unclassified(raw: RawEntry, taken: Container[str], today: str) -> Paper:
     return Paper(
         slug=slugify(raw.title, taken), title=raw.title, abstract=raw.abstract, arxiv=raw.arxiv,
-        authors=list(raw.authors), date=raw.date, links=dict(raw.links), added=today,
+        authors=list(raw.authors), et_al=raw.et_al, date=raw.date, links=dict(raw.links), added=today,
     )
 
 
@@ -296,6 +296,8 @@ class Importer:
             updates["arxiv"] = raw.arxiv
         if raw.authors and not paper.authors and "authors" not in curated:
             updates["authors"] = list(raw.authors)
+            if raw.et_al:
+                updates["et_al"] = True
         if raw.date and not paper.date and "date" not in curated:
             updates["date"] = raw.date
         for kind, url in raw.links.items():

@@ -2,8 +2,12 @@
 `survey enrich`, shared by the files and the web APIs it reads.
 
 A record is the paper only when
-- its normalised title equals one of the paper's titles (and, when both have an abstract, the
-  abstracts are not plainly of two different works), or
+- its normalised title equals one of the paper's titles, and, when both have an abstract, the
+  abstracts are not plainly of two different works; without one to compare (a bibliography's
+  entry), the years (a year apart at most), the authors (a name in common) and the arXiv ids
+  must not disagree where both give them. A record that matches by its title and nothing else
+  (the paper has neither authors nor a date) fills the paper, and the fill is listed for a
+  person to check (TITLE_ALONE); or
 - its title is close and the abstracts say it is the same work.
 Anything less certain is for a person. Only empty fields are filled; a field named in `curated`
 is never touched; each fill is recorded under `enriched` with its source and the day it was read.
@@ -38,6 +42,7 @@ class Record:
     abstract: str | None = None
     arxiv: str | None = None
     authors: list[str] = field(default_factory=list)
+    et_al: bool = False  # the authors are the first of more (BibTeX's `and others`)
     date: str | None = None
     links: dict[str, str] = field(default_factory=dict)
     ref: str = ""  # how a person finds it again: an id or a URL
@@ -59,6 +64,31 @@ def _overlap(a: str, b: str) -> float:
     return len(x & y) / len(x | y) if x and y else 0.0
 
 
+TITLE_ALONE = "the title alone"
+
+
+def _year(day: str | None) -> int | None:
+    return int(day[:4]) if day and day[:4].isdigit() else None
+
+
+def _names(authors: list[str]) -> set[str]:
+    return {word for name in authors for word in match_key(name).split() if len(word) > 1}
+
+
+def _compared(paper: Paper, record: Record) -> tuple[str | None, bool]:
+    """Where a record without an abstract disagrees with the paper (or None), and whether
+    anything besides the title agrees."""
+    ours, theirs = _year(paper.date), _year(record.date)
+    if paper.arxiv and record.arxiv and paper.arxiv != record.arxiv:
+        return f"its arXiv id is {record.arxiv}, the paper's {paper.arxiv}", False
+    if ours and theirs and abs(ours - theirs) > 1:
+        return f"its year is {theirs}, the paper's {ours}", False
+    if paper.authors and record.authors and not _names(paper.authors) & _names(record.authors):
+        return "no author in common", False
+    same_id = paper.arxiv is not None and paper.arxiv == record.arxiv
+    return None, same_id or bool(ours and theirs) or bool(paper.authors and record.authors)
+
+
 def judge(paper: Paper, record: Record) -> tuple[str, str] | None:
     """("accept", how), ("review", why), or None when the record is plainly another paper."""
     key = match_key(record.title)
@@ -70,6 +100,12 @@ def judge(paper: Paper, record: Record) -> tuple[str, str] | None:
         if same_abstract is not None and same_abstract < OTHER_WORK:
             return "review", (f"same title, but the abstracts share only {same_abstract:.0%} of "
                               f"their wording")
+        if same_abstract is None:
+            other, agreed = _compared(paper, record)
+            if other:
+                return "review", f"same title, but {other}"
+            if not agreed:
+                return "accept", TITLE_ALONE
         return "accept", "same title"
     alike = max(difflib.SequenceMatcher(None, key, t).ratio() for t in titles)
     if alike >= CLOSE_TITLE:
@@ -95,6 +131,8 @@ def additions(paper: Paper, record: Record, arxiv_taken: dict[str, str]) -> dict
     if record.authors and not paper.authors and "authors" not in paper.curated \
             and len(set(record.authors)) == len(record.authors):
         out["authors"] = list(record.authors)
+        if record.et_al:
+            out["et_al"] = True
     if record.date and not paper.date and "date" not in paper.curated:
         out["date"] = record.date
     if "links" not in paper.curated:

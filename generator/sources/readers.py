@@ -10,20 +10,29 @@ as the characters it stands for: in texts from arXiv (JSON, Atom) and in BibTeX 
 from __future__ import annotations
 
 import codecs
+import contextlib
 import hashlib
 import itertools
 import json
 import re
 import xml.etree.ElementTree as ET
-from datetime import date
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from ..core.errors import SourceError
-from ..core.text import bad_character, plain_tex, shorten, squash
-from ..corpus.model import ARXIV_RE, MAX_ABSTRACT, MAX_AUTHORS, MAX_NAME, MAX_TITLE, MAX_URL, URL_RE
+from ..core.text import bad_character, bad_name, plain_tex, shorten, squash
+from ..corpus.model import (
+    ARXIV_RE,
+    MAX_ABSTRACT,
+    MAX_AUTHORS,
+    MAX_NAME,
+    MAX_TITLE,
+    MAX_URL,
+)
 from .entries import RawEntry, Source
-from .intake import read_bytes, unpacked
+from .hf_json import hf_item_entry, iso_date, read_hf_json, strip_version
+from .intake import check_markup_tags, read_bytes, unpacked
 
 FORMATS = {
     "hf-text": "Hugging Face Papers listing (text)",
@@ -49,7 +58,19 @@ ATOM = "{http://www.w3.org/2005/Atom}"
 
 def read_source(path: Path, shown: str | None = None) -> Source:
     shown = shown or str(path)
-    return parse_source(read_bytes(path, shown), shown)
+    with _enough_memory(shown):  # the bytes held by parse_source alone, which drops them once read
+        return parse_source(read_bytes(path, shown), shown)
+
+
+@contextlib.contextmanager
+def _enough_memory(shown: str) -> Iterator[None]:
+    """The last resort where a process may hold less than reading a source takes (a few times
+    its size; `ulimit -v`): one line naming the file, not a MemoryError traceback."""
+    try:
+        yield
+    except MemoryError:
+        raise SourceError(shown, "not enough memory to read it (reading a source takes a few times "
+                                 "its size); split it, or allow the process more") from None
 
 
 def parse_source(data: bytes, shown: str) -> Source:
@@ -79,7 +100,9 @@ def parse_source(data: bytes, shown: str) -> Source:
             "unknown format: expected Hugging Face Papers text or HTML, daily-papers JSON, arXiv Atom "
             "or BibTeX",
         )
-    reader = {"hf-text": _hf_text, "hf-html": _hf_html, "hf-json": _hf_json, "arxiv-atom": _atom,
+    if fmt in ("hf-html", "arxiv-atom"):
+        check_markup_tags(text, shown)
+    reader = {"hf-text": _hf_text, "hf-html": _hf_html, "hf-json": read_hf_json, "arxiv-atom": _atom,
               "bibtex": lambda *args: _bibtex().read_bibtex(*args)}[fmt]
     source: Source = reader(text, shown, digest)
     if not source.entries:
@@ -152,7 +175,7 @@ def check_entry(entry: RawEntry, path: str, abstract: bool = True) -> None:
         raise fail("authors", f"has {len(entry.authors):,} items; at most {MAX_AUTHORS:,} are allowed")
     for i, author in enumerate(entry.authors):
         problem = (f"is {len(author):,} characters long; at most {MAX_NAME:,} are allowed"
-                   if len(author) > MAX_NAME else bad_character(author))
+                   if len(author) > MAX_NAME else bad_name(author))
         if problem:
             raise fail(f"authors[{i}]", problem)
     for kind, url in entry.links.items():
@@ -225,88 +248,6 @@ def _hf_text(text: str, path: str, digest: str) -> Source:
     return Source(path=path, format="hf-text", sha256=digest, entries=entries, is_listing=True, date=date)
 
 
-# --- Hugging Face daily papers JSON ---------------------------------------------------------
-
-
-DEEP_JSON = "nested too deeply (daily-papers JSON is 6 levels deep)"
-
-# The fields `hf_item_entry` reads; the API's other fields (avatars, organisations, media, AI
-# summaries) would double the memory a 9,000-paper file takes once parsed.
-_HF_FIELDS = frozenset(("paper", "id", "title", "summary", "authors", "name", "hidden", "publishedAt",
-                        "githubRepo", "projectPage"))
-
-
-def _hf_json(text: str, path: str, digest: str) -> Source:
-
-    def fields(obj: dict[str, Any]) -> dict[str, Any]:
-        return {key: value for key, value in obj.items() if key in _HF_FIELDS}
-
-    try:
-        data = json.loads(text, object_hook=fields)
-    except json.JSONDecodeError as exc:
-        raise SourceError(path, f"malformed JSON: {exc.msg}", line=exc.lineno, column=exc.colno) from None
-    except RecursionError:  # Python's JSON reader nests as deep as its stack: about 1,000 levels
-        raise SourceError(path, f"malformed JSON: {DEEP_JSON}") from None
-    items = data if isinstance(data, list) else [data]
-    entries = [hf_item_entry(item, position, path) for position, item in enumerate(items, 1)]
-    return Source(path=path, format="hf-json", sha256=digest, entries=entries,
-                  is_listing=isinstance(data, list), date=_common_date(entries))
-
-
-def hf_item_entry(item: Any, position: int, path: str) -> RawEntry:
-    """One item of the daily-papers API (`{"paper": {...}}`), or a bare paper object."""
-    if not isinstance(item, dict):
-        raise SourceError(path, "each item must be an object", entry=f"#{position}")
-    paper = item.get("paper", item)
-    if not isinstance(paper, dict):
-        raise SourceError(path, "must be an object", entry=f"#{position}", field="paper")
-    title = paper.get("title", item.get("title"))
-    label = f"#{position}" + (f" {shorten(title[:60])}" if isinstance(title, str) else "")
-    summary = paper.get("summary", item.get("summary"))
-    for name, value in (("title", title), ("summary", summary)):
-        if not isinstance(value, str) or not value.strip():
-            raise SourceError(path, "is missing or not text", entry=label, field=f"paper.{name}")
-    arxiv = paper.get("id")
-    if arxiv is not None and not isinstance(arxiv, str):
-        raise SourceError(path, "must be text", entry=label, field="paper.id")
-    authors = []
-    for j, author in enumerate(paper.get("authors") or []):
-        author_name = author.get("name") if isinstance(author, dict) else None
-        if not isinstance(author_name, str):
-            raise SourceError(path, "must have a name", entry=label, field=f"paper.authors[{j}]")
-        if squash(author_name) and not (isinstance(author, dict) and author.get("hidden") is True):
-            authors.append(squash(author_name))
-    links = {}
-    for kind, key in (("code", "githubRepo"), ("project", "projectPage")):
-        url = paper.get(key)
-        if isinstance(url, str) and URL_RE.match(url):
-            links[kind] = url
-    return RawEntry(
-        title=squash(plain_tex(str(title))), abstract=squash(plain_tex(str(summary))), position=position,
-        arxiv=_strip_version(arxiv) if arxiv else None, authors=authors,
-        date=_iso_date(paper.get("publishedAt") or item.get("publishedAt")), links=links,
-    )
-
-
-def _strip_version(arxiv: str) -> str:
-    return re.sub(r"v\d+$", "", arxiv.strip())
-
-
-def _iso_date(value: Any) -> str | None:
-    """The day of an ISO timestamp; nothing for what is not a real day ('2025-13-45')."""
-    if not isinstance(value, str) or not re.match(r"^\d{4}-\d{2}-\d{2}", value):
-        return None
-    try:
-        return date.fromisoformat(value[:10]).isoformat()
-    except ValueError:
-        return None
-
-
-def _common_date(entries: list[RawEntry]) -> str | None:
-    dates = sorted({e.date for e in entries if e.date})
-    return dates[-1] if dates else None
-
-
 # --- arXiv API Atom -------------------------------------------------------------------------
 
 
@@ -335,9 +276,9 @@ def _atom(text: str, path: str, digest: str) -> Source:
             title=title,
             abstract=squash(plain_tex(node.findtext(f"{ATOM}summary") or "")),
             position=position,
-            arxiv=_strip_version(match.group(1)),
+            arxiv=strip_version(match.group(1)),
             authors=[squash(a.findtext(f"{ATOM}name") or "") for a in node.findall(f"{ATOM}author")],
-            date=_iso_date(node.findtext(f"{ATOM}published")),
+            date=iso_date(node.findtext(f"{ATOM}published")),
         ))
     return Source(path=path, format="arxiv-atom", sha256=digest, entries=entries, is_listing=False)
 

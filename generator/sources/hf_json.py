@@ -1,0 +1,131 @@
+"""Reading the Hugging Face daily-papers API's JSON (a list of papers, or one paper object) into
+entries; `hf_item_entry` reads one item, also for the saved HTML pages that embed them.
+
+In a module of its own for the size of readers.py; readers.py chooses it by the content.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import date
+from typing import Any
+
+from ..core.errors import SourceError
+from ..core.text import plain_tex, shorten, squash
+from ..corpus.model import MAX_ENTRIES, URL_RE
+from .entries import RawEntry, Source
+from .intake import check_json_containers
+
+DEEP_JSON = "nested too deeply (daily-papers JSON is 6 levels deep)"
+
+# The fields `hf_item_entry` reads; the API's other fields (avatars, organisations, media, AI
+# summaries) would double the memory a 9,000-paper file takes once parsed.
+_HF_FIELDS = frozenset(("paper", "id", "title", "summary", "authors", "name", "hidden", "publishedAt",
+                        "githubRepo", "projectPage"))
+
+
+_SPACE = re.compile(r"[ \t\n\r]*")
+
+
+def _skip_space(text: str, pos: int) -> int:
+    found = _SPACE.match(text, pos)
+    return found.end() if found else pos
+
+
+def read_hf_json(text: str, path: str, digest: str) -> Source:
+    """The items of a daily-papers array are parsed and read one at a time, each dropped once it
+    is an entry: a first item that is no paper (`[{},{},...]`) is refused before the second is
+    built, and no more than one item's objects are held at once. (json.loads of the whole file
+    built every object first: 100 MiB of `{},` took 52 s and 2.6 GB before the refusal.)"""
+
+    def fields(obj: dict[str, Any]) -> dict[str, Any]:
+        return {key: value for key, value in obj.items() if key in _HF_FIELDS}
+
+    check_json_containers(text, path)
+    decoder = json.JSONDecoder(object_hook=fields)
+    entries: list[RawEntry] = []
+    pos = _skip_space(text, 0)
+    is_listing = text.startswith("[", pos)
+    try:
+        if not is_listing:
+            item, pos = decoder.raw_decode(text, pos)
+            entries.append(hf_item_entry(item, 1, path))
+        elif text.startswith("]", pos := _skip_space(text, pos + 1)):
+            pos += 1
+        else:
+            while True:
+                if len(entries) == MAX_ENTRIES:
+                    raise SourceError(path, f"has over {MAX_ENTRIES:,} papers, the most one listing "
+                                            f"holds; split it")
+                item, pos = decoder.raw_decode(text, pos)
+                entries.append(hf_item_entry(item, len(entries) + 1, path))
+                pos = _skip_space(text, pos)
+                if text.startswith("]", pos):
+                    pos += 1
+                    break
+                if not text.startswith(",", pos):
+                    raise json.JSONDecodeError("Expecting ',' delimiter", text, pos)
+                pos = _skip_space(text, pos + 1)
+        if (pos := _skip_space(text, pos)) < len(text):
+            raise json.JSONDecodeError("Extra data", text, pos)
+    except json.JSONDecodeError as exc:
+        raise SourceError(path, f"malformed JSON: {exc.msg}", line=exc.lineno, column=exc.colno) from None
+    except RecursionError:  # Python's JSON reader nests as deep as its stack: about 1,000 levels
+        raise SourceError(path, f"malformed JSON: {DEEP_JSON}") from None
+    return Source(path=path, format="hf-json", sha256=digest, entries=entries,
+                  is_listing=is_listing, date=_common_date(entries))
+
+
+def hf_item_entry(item: Any, position: int, path: str) -> RawEntry:
+    """One item of the daily-papers API (`{"paper": {...}}`), or a bare paper object."""
+    if not isinstance(item, dict):
+        raise SourceError(path, "each item must be an object", entry=f"#{position}")
+    paper = item.get("paper", item)
+    if not isinstance(paper, dict):
+        raise SourceError(path, "must be an object", entry=f"#{position}", field="paper")
+    title = paper.get("title", item.get("title"))
+    label = f"#{position}" + (f" {shorten(title[:60])}" if isinstance(title, str) else "")
+    summary = paper.get("summary", item.get("summary"))
+    for name, value in (("title", title), ("summary", summary)):
+        if not isinstance(value, str) or not value.strip():
+            raise SourceError(path, "is missing or not text", entry=label, field=f"paper.{name}")
+    arxiv = paper.get("id")
+    if arxiv is not None and not isinstance(arxiv, str):
+        raise SourceError(path, "must be text", entry=label, field="paper.id")
+    authors = []
+    for j, author in enumerate(paper.get("authors") or []):
+        author_name = author.get("name") if isinstance(author, dict) else None
+        if not isinstance(author_name, str):
+            raise SourceError(path, "must have a name", entry=label, field=f"paper.authors[{j}]")
+        if squash(author_name) and not (isinstance(author, dict) and author.get("hidden") is True):
+            authors.append(squash(author_name))
+    links = {}
+    for kind, key in (("code", "githubRepo"), ("project", "projectPage")):
+        url = paper.get(key)
+        if isinstance(url, str) and URL_RE.match(url):
+            links[kind] = url
+    return RawEntry(
+        title=squash(plain_tex(str(title))), abstract=squash(plain_tex(str(summary))), position=position,
+        arxiv=strip_version(arxiv) if arxiv else None, authors=authors,
+        date=iso_date(paper.get("publishedAt") or item.get("publishedAt")), links=links,
+    )
+
+
+def strip_version(arxiv: str) -> str:
+    return re.sub(r"v\d+$", "", arxiv.strip())
+
+
+def iso_date(value: Any) -> str | None:
+    """The day of an ISO timestamp; nothing for what is not a real day ('2025-13-45')."""
+    if not isinstance(value, str) or not re.match(r"^\d{4}-\d{2}-\d{2}", value):
+        return None
+    try:
+        return date.fromisoformat(value[:10]).isoformat()
+    except ValueError:
+        return None
+
+
+def _common_date(entries: list[RawEntry]) -> str | None:
+    dates = sorted({e.date for e in entries if e.date})
+    return dates[-1] if dates else None

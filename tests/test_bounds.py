@@ -1,0 +1,143 @@
+"""Every input's cost is bounded by its size, macros and inflation included (issue 31): no input
+under the caps takes more than about ten times its inflated size in memory, and what cannot be
+read within that is refused in one line. Memory is what Python's allocator traced
+(tracemalloc), which does not depend on the machine."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import tracemalloc
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import new_corpus
+
+from generator.cli.main import main
+from generator.core.errors import SourceError
+from generator.sources import hf_json, intake, readers
+from generator.sources.readers import parse_source
+
+MiB = 2**20
+
+
+def peak(call: Callable[[], Any]) -> tuple[Any, int]:
+    """What the call returned (or the error it raised), and the most memory it held at once."""
+    tracemalloc.start()
+    try:
+        try:
+            result: Any = call()
+        except SourceError as exc:
+            result = exc
+        return result, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_inflating_holds_the_inflated_bytes_once() -> None:
+    """24 MiB inflated from 24 KB: one call inflating it all held it twice (blocks, then one
+    bytes object), and the pieces then joined twice again."""
+    data = gzip.compress(b"[" + b"{}," * (8 * MiB) + b"{}]", mtime=0)
+    out, held = peak(lambda: intake.unpacked(data, "x.json.gz"))
+    assert len(out) == 24 * MiB + 4
+    assert held < 1.3 * len(out), held
+
+
+def test_a_refused_inflation_holds_no_more_than_the_cap(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(intake, "MAX_SOURCE_BYTES", 8 * MiB)
+    data = gzip.compress(b" " * (64 * MiB), mtime=0)
+    error, held = peak(lambda: intake.unpacked(data, "x.json.gz"))
+    assert isinstance(error, SourceError) and "inflated, the file is over 8 MiB" in str(error)
+    assert held < 1.5 * 8 * MiB, held
+
+
+def test_reading_a_small_file_holds_no_more_than_a_piece(tmp_path: Path) -> None:
+    """read(cap + 1) asked for 512 MiB at once, whatever the file's size."""
+    small = tmp_path / "small.txt"
+    small.write_bytes(b"x" * 1000)
+    data, held = peak(lambda: intake.read_bytes(small, "small.txt"))
+    assert data == b"x" * 1000
+    assert held < 3 * intake.PIECE, held
+
+
+def test_json_of_empty_objects_is_refused_before_building_them() -> None:
+    """`[{},{},...]`: 4 MiB of JSON, a million objects of 64 bytes each had it been built."""
+    data = gzip.compress(b"[" + b"{}," * (4 * MiB // 3) + b"{}]", mtime=0)
+    error, held = peak(lambda: parse_source(data, "x.json.gz"))
+    assert isinstance(error, SourceError), error
+    assert "1,398,103 objects or arrays in 4,194,307 bytes of JSON: more than one per 16 bytes" in str(error)
+    assert held < 3 * 4 * MiB, held
+
+
+def test_json_items_are_read_one_at_a_time() -> None:
+    """Objects sparse enough to pass the count, none of them a paper: refused at the first, with
+    the rest never built."""
+    item = b'{"unknown_field_padding": 1},'
+    data = b"[" + item * (4 * MiB // len(item)) + b"{}]"
+    error, held = peak(lambda: parse_source(data, "x.json"))
+    assert isinstance(error, SourceError) and "entry #1: field 'paper.title'" in str(error), error
+    assert held < 3 * len(data), held
+
+
+def test_a_json_list_of_more_papers_than_a_listing_holds_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(hf_json, "MAX_ENTRIES", 2)
+    paper = {"paper": {"id": "2401.00001", "title": "T", "summary": "S"}}
+    assert len(parse_source(json.dumps([paper] * 2).encode(), "x.json").entries) == 2
+    with pytest.raises(SourceError, match="has over 2 papers, the most one listing holds; split it"):
+        parse_source(json.dumps([paper] * 3).encode(), "x.json")
+
+
+@pytest.mark.parametrize("text", [
+    '[{"paper": {"title": "T", "summary": "S"}} {}]',
+    '[{"paper": {"title": "T", "summary": "S"}}] x',
+    '{"paper": {"title": "T", "summary": "S"}} {}',
+    '[{"paper": {"title": "T", "summary": "S"}},]',
+    '[{"paper": {"title": "T", "summary": "S"}}',
+])
+def test_malformed_json_read_item_by_item_is_named_as_json_names_it(text: str) -> None:
+    with pytest.raises(json.JSONDecodeError) as whole:
+        json.loads(text)
+    with pytest.raises(SourceError) as caught:
+        parse_source(text.encode(), "x.json")
+    error = whole.value
+    assert str(caught.value) == f"x.json:{error.lineno}:{error.colno}: malformed JSON: {error.msg}"
+
+
+def test_json_read_item_by_item_gives_what_it_gave() -> None:
+    paper = {"paper": {"id": "2401.00001", "title": "T", "summary": "S", "authors": [{"name": "A"}]}}
+    listing = parse_source(f" [ {json.dumps(paper)} , {json.dumps(paper)} ]\n".encode(), "x.json")
+    one = parse_source(f"\n{json.dumps(paper)}  \n".encode(), "x.json")
+    assert (listing.is_listing, len(listing.entries), one.is_listing, len(one.entries)) == (True, 2, False, 1)
+    assert listing.entries[1].authors == one.entries[0].authors == ["A"]
+
+
+def test_memory_running_out_while_reading_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """Under a process limit lower than a source needs (`ulimit -v`), the MemoryError that
+    reading raises is one line naming the file."""
+    def exhausted(data: bytes, shown: str) -> bytes:
+        raise MemoryError
+
+    monkeypatch.setattr(readers, "unpacked", exhausted)
+    source = tmp_path / "daily.json.gz"
+    source.write_bytes(b"[]")
+    corpus = new_corpus(tmp_path)
+    assert main(["import", str(source), "--corpus", str(corpus)]) == 1
+    assert capsys.readouterr().err == (f"survey import: {source}: not enough memory to read it (reading a "
+                                       f"source takes a few times its size); split it, or allow the "
+                                       f"process more\n")
+
+
+@pytest.mark.parametrize(("data", "tags"), [
+    (b'<feed xmlns="http://www.w3.org/2005/Atom">' + b"<x/>" * 2**20 + b"</feed>", "1,048,578 tags"),
+    (b"<html><body>" + b"<b>x</b>" * 2**19 + b"</body></html>", "1,048,580 tags"),
+])
+def test_markup_denser_than_any_feed_or_page_is_refused_before_parsing(data: bytes, tags: str) -> None:
+    """Built, these took 22 (Atom's elements) and 137 (BeautifulSoup's tags) times their size."""
+    error, held = peak(lambda: parse_source(data, "x"))
+    assert isinstance(error, SourceError), error
+    assert str(error).startswith(f"x: {tags} in {len(data):,} characters: more than one per 16, where an "
+                                 f"arXiv feed has one per 56")
+    assert held < 3 * len(data), held
