@@ -14,9 +14,10 @@ from conftest import few_papers, snapshot
 
 from generator.cli.main import main
 
-FEED = [{"paper": {"id": "2603.00011", "title": "Medieval Textile Trade Routes Between Flanders and Italy",
-                   "summary": "We examine the history of medieval textile trade routes between Flanders and "
-                              "Italy using archival ledgers and tax records of merchant guilds.",
+FEED = [{"paper": {"id": "2603.00011", "title": "Dating Medieval Textile Ledgers with a Language Model",
+                   "summary": "We fine-tune a language model to date medieval textile trade ledgers from "
+                              "Flanders and Italy; it places 80% of the ledgers within a decade of the "
+                              "archivists.",
                    "authors": [{"name": "Alice Smith"}], "publishedAt": "2026-03-02T00:00:00.000Z"}}]
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import gzip
 import json
+import shlex
 import shutil
 from pathlib import Path
 
@@ -29,7 +30,10 @@ def gated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path, s
     feed = tmp / "feed.json"
     feed.write_text(json.dumps(items), encoding="utf-8")
     report = tmp / "left.csv"
-    result = survey("import", str(feed), "--on-topic", "--left-out", str(report), "--corpus", str(corpus))
+    # Run from the folder, with the paths as a person types them: the report's commands name
+    # them the same way, so a copy of the folder takes them as they are written.
+    result = survey("import", "feed.json", "--on-topic", "--left-out", "left.csv", "--corpus", "corpus",
+                    cwd=tmp)
     assert result.returncode == 0, result.stderr
     return corpus, feed, report, result.stdout
 
@@ -55,7 +59,8 @@ def test_only_papers_with_a_topic_are_added_and_the_rest_are_reported(gated) -> 
     confidences = [float(r["confidence"]) for r in rows]
     assert confidences == sorted(confidences, reverse=True) and all(c <= 0.5 for c in confidences)  # rounded
     assert {r["best topic"] for r in rows} <= {"parallelism", "quantization", "serving", "kernels"}
-    assert all(r["take it in with"] == f"survey import {feed} --on-topic --take {r['id']}" for r in rows)
+    assert all(r["take it in with"] == f"survey import feed.json --on-topic --take {r['id']} --corpus corpus"
+               for r in rows)
     # the feed's listing names only the papers that were kept
     listing = next(yaml.safe_load(p.read_text()) for p in (corpus / "listings").glob("*.yaml")
                    if not (ROOT / "corpus" / "listings" / p.name).exists())
@@ -79,12 +84,16 @@ def test_possible_duplicates_are_named_only_between_papers_the_corpus_keeps(gate
 
 
 def test_a_left_out_paper_is_taken_in_with_the_command_the_report_gives(gated, tmp_path: Path) -> None:
+    """The report's command, run exactly as it is written (issue 29: it named no corpus, so run
+    as written it imported into another one), in a copy of the folder the import ran in."""
     corpus, _, report, _ = gated
-    copy = tmp_path / "corpus"
-    shutil.copytree(corpus, copy)
+    folder = tmp_path / "copy"
+    shutil.copytree(corpus.parent, folder)
+    copy = folder / "corpus"
     row = next(csv.DictReader(report.open(encoding="utf-8")))
-    args = row["take it in with"].split()[1:]
-    result = survey(*args, "--corpus", str(copy))
+    args = shlex.split(row["take it in with"])
+    assert args[0] == "survey"
+    result = survey(*args[1:], cwd=folder)
     assert result.returncode == 0, result.stderr
     assert "papers added: 1;" in result.stdout and "1 entries taken in" in result.stdout
     kept = _papers(corpus)  # once: inside the comprehension it parsed the corpus once a paper
@@ -92,5 +101,5 @@ def test_a_left_out_paper_is_taken_in_with_the_command_the_report_gives(gated, t
     assert [p["arxiv"] for p in new] == [row["id"]]
     assert survey("check", "--corpus", str(copy)).returncode == 0
     again = snapshot(copy)
-    assert survey(*args, "--corpus", str(copy)).returncode == 0
+    assert survey(*args[1:], cwd=folder).returncode == 0
     assert snapshot(copy) == again  # taken already: nothing changes

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import shlex
 import shutil
 from pathlib import Path
 
@@ -18,19 +19,22 @@ def _item(arxiv: str, title: str, summary: str) -> dict:
                       "publishedAt": "2026-03-02T00:00:00.000Z"}}
 
 
-BIRDS = _item("2603.00001", "Bird Migration Timing in Northern Europe",
-              "We track bird migration patterns across northern Europe using volunteer sightings and "
-              "weather records, finding that spring arrival dates shifted earlier by nine days.")
-FISH = _item("2603.00003", "Coral Reef Fish Abundance in Shallow Lagoons",
-             "Coral reef fish populations were surveyed along the coast over ten years; juvenile "
-             "abundance correlates with water temperature and seagrass cover.")
+# Off topic as a daily feed's papers are (ML, but none of the four topics): the gate leaves
+# them out (best topic under GATE, as a bird-watching paper without ML words is not: a topic's
+# bias alone gives 0.1 to a text with no word the model knows).
+BIRDS = _item("2603.00001", "A Multilingual Benchmark for Question Answering about Bird Migration",
+              "We introduce a benchmark of questions about bird migration in 40 languages and evaluate "
+              "large language models on it; the best model answers 61% of the questions correctly.")
+FISH = _item("2603.00003", "Reef Fish Counting from Underwater Video with a Vision Transformer",
+             "We train a vision transformer to count coral reef fish in underwater video; it reaches the "
+             "accuracy of expert divers on a new dataset of ten years of surveys.")
 SERVING = _item("2603.00010", "PagedServe: Continuous Batching with Paged KV Cache for LLM Serving",
                 "We present a serving system for large language model inference that batches requests "
                 "continuously and manages the KV cache with paged memory, improving throughput by 3x over "
                 "existing serving engines on GPUs at the same latency.")
-TEXTILES = _item("2603.00011", "Medieval Textile Trade Routes Between Flanders and Italy",
-                 "We examine the history of medieval textile trade routes between Flanders and Italy "
-                 "using archival ledgers and tax records of merchant guilds.")
+TEXTILES = _item("2603.00011", "Dating Medieval Textile Ledgers with a Language Model",
+                 "We fine-tune a language model to date medieval textile trade ledgers from Flanders and "
+                 "Italy; it places 80% of the ledgers within a decade of the archivists.")
 
 
 @pytest.fixture
@@ -58,7 +62,7 @@ def test_an_entry_merged_into_a_left_out_paper_is_left_out_with_it(corpus: Path,
     assert result.returncode == 0, result.stderr
     assert "papers added: 0; merged into existing papers: 0; possible duplicates to review: 0" in (
         result.stdout)
-    assert "bird-migration" not in result.stdout
+    assert "a-multilingual" not in result.stdout
     assert set(_rows(report)) == {"2603.00001", "2603.00002", "2603.00003"}
     assert snapshot(corpus) == before
 
@@ -70,18 +74,19 @@ def test_taking_in_the_second_entry_keeps_the_paper_it_merged_into(corpus: Path,
                     "--corpus", str(corpus))
     assert result.returncode == 0, result.stderr
     assert "papers added: 1; merged into existing papers: 1" in result.stdout
-    assert (corpus / "papers" / "bird-migration-timing-in-northern-europe.yaml").exists()
+    assert (corpus / "papers" / "a-multilingual-benchmark-for-question-answering-about-bird.yaml").exists()
     assert not (tmp_path / "left.csv").exists()
 
 
 def test_a_bibtex_entry_is_not_called_a_duplicate_of_a_left_out_paper(corpus: Path, tmp_path: Path) -> None:
     bib = tmp_path / "refs.bib"
-    bib.write_text("@article{smith26,\n  title = {Bird Migration Timing in Northern Europe Revisited},\n"
+    bib.write_text("@article{smith26,\n  title = {A Multilingual Benchmark for Question Answering about "
+                   "Bird Migration, Revisited},\n"
                    "  author = {Smith, Alice},\n  year = {2026},\n}\n", encoding="utf-8")
     result = survey("import", _feed(tmp_path / "a.json", BIRDS, FISH), str(bib), "--on-topic",
                     "--left-out", str(tmp_path / "left.csv"), "--corpus", str(corpus))
     assert result.returncode == 0, result.stderr
-    assert "may be the same paper as bird-migration" not in result.stdout
+    assert "may be the same paper as a-multilingual" not in result.stdout
     assert "possible duplicates to review: 0" in result.stdout
 
 
@@ -93,16 +98,16 @@ def test_the_reports_take_command_adds_only_that_paper(corpus: Path, tmp_path: P
     gated = survey("import", feed, "--on-topic", "--left-out", str(report), "--corpus", str(corpus))
     assert gated.returncode == 0, gated.stderr
     command = _rows(report)["2603.00003"]["take it in with"]
-    assert command == f"survey import {feed} --on-topic --take 2603.00003"
+    assert command == f"survey import {feed} --on-topic --take 2603.00003 --corpus {corpus}"
     before = set(snapshot(corpus))
-    args = command.split()[1:]
-    result = survey(*args, "--left-out", str(tmp_path / "left2.csv"), "--corpus", str(corpus))
+    # run exactly as written (its report goes to the default path, in the folder it runs in)
+    result = survey(*shlex.split(command)[1:], cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     added = {Path(p).name for p in set(snapshot(corpus)) - before}
-    assert added == {"coral-reef-fish-abundance-in-shallow-lagoons.yaml", next(
+    assert added == {"reef-fish-counting-from-underwater-video-with-a-vision.yaml", next(
         Path(p).name for p in set(snapshot(corpus)) - before if p.startswith("listings/"))}
     assert "papers added: 1;" in result.stdout
-    assert set(_rows(tmp_path / "left2.csv")) == {"2603.00001"}
+    assert set(_rows(tmp_path / "left-out-a.csv")) == {"2603.00001"}
 
 
 def test_taking_in_from_a_recorded_feed_reports_the_listing_it_extends(corpus: Path, tmp_path: Path) -> None:

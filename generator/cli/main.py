@@ -185,7 +185,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     report = importer.run(sources, name=args.name, progress=Progress("importing"),
                           classifying=Progress("classifying the papers added"))
     if report.left_out and not args.dry_run:  # before the corpus: a re-run leaves nothing out
-        write_output(path, report_csv(report.left_out), what)
+        write_output(path, report_csv(report.left_out, args.corpus, args.name), what)
     if not args.dry_run:
         importer.write()
     print(report.summary())

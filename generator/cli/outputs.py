@@ -18,7 +18,7 @@ from ..corpus.export import CSV_COLUMNS
 from ..sources.scope import report_csv
 
 # How each kind of file begins: its header line; a JSON export's first record, or nothing.
-LEFT_OUT = (report_csv([]),)
+LEFT_OUT = (report_csv([], ""),)
 EXPORT_CSV = (",".join(CSV_COLUMNS) + "\n",)
 EXPORT_JSON = ('[\n  {\n    "slug": ', "[]\n")
 ENRICH_REPORT = ("## Metadata found by `survey enrich`\n",)

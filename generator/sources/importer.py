@@ -18,7 +18,8 @@ from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..classify.suggest import Suggestion, review_line, suggest, suggest_all
+from ..classify.model import GATE
+from ..classify.suggest import Brief, Suggestion, review_line, suggest, suggest_all
 from ..core.errors import SurveyError
 from ..core.text import match_key, slugify
 from ..corpus.model import Entry, Listing, Paper
@@ -91,19 +92,17 @@ def _unclassified(raw: RawEntry, taken: Container[str], today: str) -> Paper:
 class Importer:
     def __init__(self, corpus: Corpus, today: str, on_topic: bool = False,
                  take: frozenset[str] = frozenset()) -> None:
-        """on_topic: add a feed's new papers only if they get a topic (sources/scope.py); take: the
-        entries (arXiv ids) that pass that gate anyway, also from a feed imported before."""
+        """on_topic: add a feed's new papers only if the model may give them a topic
+        (sources/scope.py); take: the entries (arXiv ids) that pass that gate anyway, also from a
+        feed imported before."""
         self.corpus = corpus
         self.today = today
         self.on_topic = on_topic
         self.take = take
-        self._gated: dict[str, tuple[str, str]] = {}  # slug -> (entry key, feed path) of a gated new paper
-        self._best: dict[str, tuple[str, float] | None] = {}
-        self._review: dict[str, str] = {}  # slug -> review line, in the order the papers were added
-        # review lines and the papers they speak of: the gate drops a line with any of its papers
-        self._about: list[tuple[tuple[str, ...], str]] = []
-        # entries of a feed merged into a new paper of a feed: left out with it if the gate drops it
-        self._followers: list[tuple[str, LeftOut]] = []
+        # A feed's new entries are classified before they are placed (the gate needs their
+        # confidence); the papers they become keep that suggestion instead of a second one.
+        self._screened: dict[int, Brief] = {}  # id(raw) -> its suggestion
+        self._briefs: dict[str, Brief] = {}  # slug -> the suggestion of a screened new paper
         self.papers = dict(corpus.papers)  # a paper is deep-copied here before it changes
         self.changed: dict[str, Paper] = {}
         self.new_listings: dict[str, Listing] = {}
@@ -131,36 +130,54 @@ class Importer:
         total = sum(len(s.entries) for s in sources)
         done = 0
         known = {listing.sha256: listing.slug for listing in self.corpus.listings.values()}
+        placed: dict[int, Entry | None] = {}  # id(raw) -> its entry in a listing (None: not imported)
+        listings: list[tuple[Listing, Source]] = []
+        gated: list[tuple[Source, set[int]]] = []
         for source in sources:
             self.report.read += len(source.entries)
             self.report.notes += source.notes
             if source.is_listing and source.sha256 in known:
                 taken = [raw for raw in source.entries if _key(raw) in self.take]
                 if taken:  # entries taken in from a feed imported before: add them to its listing
-                    placed = [self._place(raw, source) for raw in taken]
-                    self._extend(known[source.sha256], [e for e in placed if e is not None])
+                    extra = [self._place(raw, source) for raw in taken]
+                    self._extend(known[source.sha256], [e for e in extra if e is not None])
                 else:
                     self.report.already.append(f"{source.path} (listing {known[source.sha256]})")
                 done += len(source.entries)
                 continue
-            entries = []
+            out = self._screen(source, classifying) if self.on_topic else set()
             for raw in source.entries:
-                entry = self._place(raw, source)
-                if entry is not None:
-                    entries.append(entry)
+                if id(raw) not in out:  # an entry the gate would leave out is decided below
+                    placed[id(raw)] = self._place(raw, source)
                 done += 1
                 if progress:
                     progress(done, total)
-            if source.is_listing:
-                listing = self._listing(source, entries, name)
-                known[source.sha256] = listing.slug
+            if source.is_listing:  # its entries once every source is placed
+                listings.append((self._listing(source, [], name), source))
+                known[source.sha256] = listings[-1][0].slug
+            gated.append((source, out))
+        # An entry the gate would leave out that is the same paper as one placed (in the corpus,
+        # or kept from any feed of this import) is merged into it whatever its score; the others
+        # are left out, each a row of the report. Decided after every kept entry is placed, so the
+        # order of the feeds does not matter.
+        for source, out in gated:
+            for raw in source.entries:
+                if id(raw) in out:
+                    if self.index.match(raw.title, raw.abstract, raw.arxiv):
+                        placed[id(raw)] = self._place(raw, source)
+                    else:
+                        best = self._screened[id(raw)].best or ("", 0.0)
+                        self.report.left_out.append(LeftOut(_key(raw), raw.title, best[0], best[1],
+                                                            source.path))
+        for listing, source in listings:
+            listing.entries = [e for raw in source.entries if (e := placed.get(id(raw))) is not None]
+            if not listing.entries:  # nothing of a feed was kept: no listing of it
+                del self.new_listings[listing.slug]
         unknown = sorted(self.take - {_key(raw) for source in sources for raw in source.entries})
         if unknown:
             raise SurveyError(f"--take {unknown[0]}: no entry of the files given has this id (an arXiv "
                               f"id, or the entry named in the report of papers left out)")
         self._classify(classifying)
-        if self.on_topic:
-            self._gate()
         self.report.listings = self._listing_lines()
         return self.report
 
@@ -176,36 +193,27 @@ class Importer:
                 lines.append(f"{slug} ({len(listing.entries) - len(before.entries)} entries taken in)")
         return lines
 
-    def _gate(self) -> None:
-        """Leave out the feeds' new papers that got no topic, and their entries in new listings."""
-        taken_via = {slug for slug, follower in self._followers if follower.key in self.take}
-        dropped = set()
-        for slug, (key, path) in sorted(self._gated.items()):
-            paper = self.papers[slug]
-            if paper.topics or key in self.take or slug in taken_via:
-                continue
-            dropped.add(slug)
-            best = self._best.get(slug) or ("", 0.0)
-            self.report.left_out.append(LeftOut(key, paper.title, best[0], best[1], path))
-            del self.papers[slug], self.changed[slug]
-        if not dropped:
-            return
-        rows = {(row.key, row.source) for row in self.report.left_out}
-        for slug, follower in self._followers:
-            if slug in dropped and (follower.key, follower.source) not in rows:
-                best = self._best.get(slug) or ("", 0.0)
-                self.report.left_out.append(LeftOut(follower.key, follower.title, best[0], best[1],
-                                                    follower.source))
-                rows.add((follower.key, follower.source))
-        self.report.added = [s for s in self.report.added if s not in dropped]
-        self.report.merged = [m for m in self.report.merged if m[1] not in dropped]
-        self.report.uncertain = [line for slug, line in self._review.items() if slug not in dropped]
-        gone = {line for slugs, line in self._about if dropped.intersection(slugs)}
-        self.report.review = [line for line in self.report.review if line not in gone]
-        for slug, listing in list(self.new_listings.items()):
-            listing.entries = [e for e in listing.entries if e.paper not in dropped]
-            if not listing.entries and slug not in self.corpus.listings:  # nothing of it is on topic
-                del self.new_listings[slug]
+    def _screen(self, source: Source, progress: Callable[[int, int], None] | None) -> set[int]:
+        """The gate of --on-topic, for a feed (a listing or bibliography imports whole): the new
+        entries (by id) to leave out, those whose best topic the model gives less than GATE and
+        that --take does not name. Each new entry is classified here, once, before any is placed:
+        an entry left out never becomes a paper, so nothing is unwound afterwards."""
+        if source.format not in GATED_FORMATS:
+            return set()
+        fresh = [raw for raw in source.entries
+                 if raw.abstract and not self.index.match(raw.title, raw.abstract, raw.arxiv)]
+        if progress:
+            progress(0, len(fresh))
+        briefs = suggest_all(self.corpus.taxonomy, [(raw.title, raw.abstract) for raw in fresh])
+        if progress:
+            progress(len(fresh), len(fresh))
+        out = set()
+        for raw, brief in zip(fresh, briefs, strict=True):
+            self._screened[id(raw)] = brief
+            best = brief.best[1] if brief.best and brief.scores else 0.0  # rules alone: a topic or not
+            if not brief.topic_ids and best < GATE and _key(raw) not in self.take:
+                out.add(id(raw))
+        return out
 
     def _extend(self, slug: str, entries: list[Entry]) -> None:
         listing = self.new_listings.get(slug) or copy.deepcopy(self.corpus.listings[slug])
@@ -216,22 +224,24 @@ class Importer:
         self.new_listings[slug] = listing
 
     def _classify(self, progress: Callable[[int, int], None] | None) -> None:
-        """Topics and tags for the added papers, all at once: on every core for thousands."""
+        """Topics and tags for the added papers, all at once: on every core for thousands (those
+        the gate screened keep the suggestion it made)."""
         added = [self.papers[slug] for slug in self.report.added]
-        if not added:
-            return
-        if progress:
-            progress(0, len(added))
-        briefs = suggest_all(self.corpus.taxonomy, [(p.title, p.abstract) for p in added])
-        for paper, brief in zip(added, briefs, strict=True):
+        todo = [p for p in added if p.slug not in self._briefs]
+        if todo and progress:
+            progress(0, len(todo))
+        fresh = suggest_all(self.corpus.taxonomy, [(p.title, p.abstract) for p in todo]) if todo else []
+        computed = dict(zip([p.slug for p in todo], fresh, strict=True))
+        review: list[str] = []
+        for paper in added:
+            brief = self._briefs.get(paper.slug) or computed[paper.slug]
             paper.topics, paper.tags = list(brief.topic_ids), list(brief.tag_ids)
             paper.confidence = brief.confidence
-            self._best[paper.slug] = brief.best
             if brief.uncertain:
-                self._review[paper.slug] = review_line(paper.file, paper.topics, brief.uncertain)
-        self.report.uncertain = list(self._review.values())
-        if progress:
-            progress(len(added), len(added))
+                review.append(review_line(paper.file, paper.topics, brief.uncertain))
+        self.report.uncertain = review
+        if todo and progress:
+            progress(len(todo), len(todo))
 
     def write(self) -> list[str]:
         files = [(p.file, paper_text(p)) for p in sorted(self.changed.values(), key=lambda p: p.slug)]
@@ -248,8 +258,6 @@ class Importer:
     def _place(self, raw: RawEntry, source: Source) -> Entry | None:
         label = f"{source.path} entry {raw.label}"
         found = self.index.match(raw.title, raw.abstract, raw.arxiv)
-        if found and source.format not in GATED_FORMATS:
-            self._gated.pop(found.slug, None)  # a curated listing wants it: never left out
         if found:
             paper = self.papers[found.slug]
             updates = self._merge_updates(paper, raw)
@@ -262,9 +270,6 @@ class Importer:
                 line = (f"{label}: same paper as {found.slug} by {found.how}, but arXiv {raw.arxiv} "
                         f"differs from {paper.arxiv}")
                 self.report.review.append(line)
-                self._about.append(((found.slug,), line))
-            if found.slug in self._gated:  # a new paper of a feed, which the gate may leave out
-                self._followers.append((found.slug, LeftOut(_key(raw), raw.title, "", 0.0, source.path)))
             self.report.merged.append((label, found.slug, found.how))
             if match_key(raw.title) not in self.index.by_title:
                 self.index.add_title(raw.title, found.slug)
@@ -274,16 +279,14 @@ class Importer:
         self.report.review += [line for _, line in maybes]
         if not raw.abstract:
             self.report.no_abstract.append(label + (f" (arXiv {raw.arxiv})" if raw.arxiv else ""))
-            self._about += [((other,), line) for other, line in maybes]
             return None
         paper = _unclassified(raw, self.papers, self.today)  # classified with the others in run()
-        self._about += [((paper.slug, other), line) for other, line in maybes]
+        if id(raw) in self._screened:
+            self._briefs[paper.slug] = self._screened[id(raw)]
         self.papers[paper.slug] = paper
         self.changed[paper.slug] = paper
         self.index.add(paper)
         self.report.added.append(paper.slug)
-        if source.format in GATED_FORMATS:
-            self._gated[paper.slug] = (_key(raw), source.path)
         return self._entry(paper.slug, raw)
 
     def _merge_updates(self, paper: Paper, raw: RawEntry) -> dict[str, object]:

@@ -1,5 +1,7 @@
 """The scope gate of `survey import --on-topic`: a general feed adds only the papers the topic
-model gives at least one topic; the rest stay out of the corpus and are listed in a report.
+model may give a topic (their best topic's confidence at least classify/model.py's GATE, well
+under the 0.5 that suggests it: a missed paper is lost to the survey, a kept one costs a curator
+one decision in `survey review`); the rest stay out of the corpus and are listed in a report.
 
 A daily feed is mostly not about ML systems (of the 9,109 real papers of ../shared/real, about
 600 get a topic), so importing it whole would bury the survey's topics under thousands of
@@ -37,13 +39,16 @@ def report_path(sources: list[str]) -> Path:
     return Path(f"left-out-{stem}.csv")
 
 
-def report_csv(left_out: list[LeftOut]) -> str:
-    """Most likely first, so the near misses a curator may want are at the top."""
+def report_csv(left_out: list[LeftOut], corpus: str, name: str | None = None) -> str:
+    """Most likely first, so the near misses a curator may want are at the top. Each row's
+    command is the import that took the feed, with --take: the same corpus (--corpus) and
+    listing name (--name), so that run as written it takes the paper into this corpus."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["id", "title", "best topic", "confidence", "take it in with"])
     for item in sorted(left_out, key=lambda i: (-i.confidence, i.key)):
-        take = f"survey import {shlex.quote(item.source)} --on-topic --take {shlex.quote(item.key)}"
+        take = (f"survey import {shlex.quote(item.source)} --on-topic --take {shlex.quote(item.key)} "
+                f"--corpus {shlex.quote(corpus)}" + (f" --name {shlex.quote(name)}" if name else ""))
         writer.writerow([csv_cell(item.key), csv_cell(item.title), item.best_topic,
                          f"{item.confidence:.2f}", take])
     return out.getvalue()
