@@ -235,7 +235,7 @@ def test_a_second_writer_waits_then_fails_in_one_line_naming_the_holder(
     proc, api = holder
     before = snapshot(corpus)
     result, took = add(corpus, wait="1.5")
-    assert result.returncode == 1 and 1.5 <= took < 15
+    assert result.returncode == 1 and took >= 1.5  # it waited; how much longer is the machine's
     assert result.stderr.startswith(f"survey add: {shown(corpus)} is being changed by another survey "
                                     f"command: pid {proc.pid} (`survey enrich --web arxiv --delay 0 ")
     assert ", since 20" in result.stderr
@@ -262,8 +262,8 @@ def test_the_lock_of_a_killed_writer_does_not_block(
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
     assert (corpus / ".survey-lock").exists()  # left behind, but nobody holds it
-    result, took = add(corpus, wait="60")
-    assert result.returncode == 0 and took < 30, result.stderr
+    result, _ = add(corpus, wait="0")  # no wait: a held lock would fail it at once
+    assert result.returncode == 0, result.stderr
 
 
 def test_a_child_of_a_killed_writer_does_not_keep_its_lock(corpus: Path) -> None:
@@ -278,8 +278,8 @@ def test_a_child_of_a_killed_writer_does_not_keep_its_lock(corpus: Path) -> None
         assert proc.stdout is not None and proc.stdout.readline() == "locked\n"
         os.kill(proc.pid, signal.SIGKILL)  # the parent only: its child sleeps on
         proc.wait()
-        result, took = add(corpus, wait="60")
-        assert result.returncode == 0 and took < 30, result.stderr
+        result, _ = add(corpus, wait="0")  # no wait: a held lock would fail it at once
+        assert result.returncode == 0, result.stderr
     finally:
         os.killpg(proc.pid, signal.SIGKILL)
 

@@ -130,14 +130,17 @@ MIN_DOCS = 2  # a word or phrase must occur in this many training papers
 KEEP = 3000
 
 
-def train(taxonomy: Taxonomy, docs: Sequence[tuple[str, str]], gold: Sequence[Sequence[str]]
-          ) -> dict[str, TopicWeights]:
-    """Fit one L2-regularised logistic regression per topic and keep its KEEP largest effects."""
+def train(taxonomy: Taxonomy, docs: Sequence[tuple[str, str]], gold: Sequence[Sequence[str]],
+          feats: Sequence[dict[str, float]] | None = None) -> dict[str, TopicWeights]:
+    """Fit one L2-regularised logistic regression per topic and keep its KEEP largest effects.
+    `feats`: the docs' features, when the caller has them (cross-validation trains k models on
+    the same papers: their features, most of a fit's time, are computed once)."""
     import numpy as np
     from sklearn.feature_extraction import DictVectorizer
     from sklearn.linear_model import LogisticRegression
 
-    feats = [features(taxonomy, t, a) for t, a in docs]
+    if feats is None:
+        feats = [features(taxonomy, t, a) for t, a in docs]
     counts: dict[str, int] = {}
     for f in feats:
         for k in f:

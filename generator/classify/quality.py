@@ -200,12 +200,14 @@ def cross_validate(taxonomy: Taxonomy, docs: list[Doc], folds: int = 5) -> Repor
 
     report = Report(f"{folds}-fold cross-validation", 0, {t: Counts() for t in taxonomy.topic_ids})
     fold_of = {d.key: int(hashlib.sha256(d.key.encode()).hexdigest(), 16) % folds for d in docs}
+    feats = {d.key: features(taxonomy, d.title, d.abstract) for d in docs}  # once, not once a fold
     for k in range(folds):
         train_docs = [d for d in docs if fold_of[d.key] != k]
-        weights = train(taxonomy, [(d.title, d.abstract) for d in train_docs], [d.gold for d in train_docs])
+        weights = train(taxonomy, [(d.title, d.abstract) for d in train_docs], [d.gold for d in train_docs],
+                        [feats[d.key] for d in train_docs])
         for d in docs:
             if fold_of[d.key] == k:
-                verdicts = predict(taxonomy, weights, features(taxonomy, d.title, d.abstract))
+                verdicts = predict(taxonomy, weights, feats[d.key])
                 chosen = [v.id for v in verdicts if v.chosen]
                 _score(report, d.gold, chosen, any(v.uncertain for v in verdicts), d)
     return report

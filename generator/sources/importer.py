@@ -62,12 +62,12 @@ class Report:
         lines += [f"review: {line}" for line in self.review]
         lines += [f"no abstract: {line}" for line in self.no_abstract]
         if self.left_out:
-            lines.append(f"left out, no topic (--on-topic): {len(self.left_out)} papers of the feeds")
+            lines.append(f"left out, no topic likely (--on-topic): {len(self.left_out)} papers of the feeds")
         if self.uncertain:
             lines += self.uncertain
             lines.append(f"topics to review: {len(self.uncertain)} of the {len(self.added)} papers added "
-                         f"have a topic the model is unsure of (listed above; `survey check --review` "
-                         f"lists them again)")
+                         f"have a topic the model is unsure of (listed above); `survey review` takes "
+                         f"you through every paper whose topics no person has confirmed, least sure first")
         lines.append(f"files written: {len(self.written)}")
         return "\n".join(lines)
 
