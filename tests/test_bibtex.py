@@ -19,6 +19,7 @@ from conftest import (
     mkdocs_build,
     new_corpus,
     real_bib_files,
+    small_corpus,
     snapshot,
     survey,
     unfill,
@@ -175,8 +176,7 @@ def test_a_bibliography_in_every_shape_imports(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_bibtex_papers_build_a_strict_site(tmp_path: Path) -> None:
-    corpus = tmp_path / "corpus"
-    shutil.copytree(ROOT / "corpus", corpus)
+    corpus = small_corpus(tmp_path / "corpus")
     assert survey("import", str(ODD), *map(str, real_bib_files()), "--corpus", str(corpus)).returncode == 0
     site = mkdocs_build(make_project(tmp_path, corpus))
     papers = {p.title: p for p in load_corpus(corpus).papers.values()}

@@ -278,6 +278,7 @@ def test_a_hand_made_paper_is_enriched_from_a_daily_papers_file(tmp_path: Path) 
 
 
 @pytest.mark.slow
+@pytest.mark.real  # matches the whole real feed (9,109 papers) against the corpus
 def test_committed_corpus_holds_what_the_real_file_gives(seeded_corpus: Path, tmp_path: Path) -> None:
     """The 19 seed papers of the real daily-papers file, as `survey enrich` fills them."""
     real = real_papers()
