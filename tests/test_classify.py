@@ -133,14 +133,14 @@ def test_quality_reports_every_figure_for_each_source_and_fails_below_a_floor_in
     model for all sources, scored for each), and the readers against each other and the settled
     topics, each with an in-scope row. A floor above a figure fails, in one line naming each
     figure; a floor may be for one source (`SOURCE=F`). The figures on all the labels, against
-    the floors CI holds, are .ci/run's own step; here an eighth of the labels and 2 folds show the
+    the floors CI holds, are .ci/run's own step; here a fifth of the labels and 2 folds show the
     report's shape."""
     from conftest import real_papers
 
     labels = []
     for name in ("topic_labels.yaml", "topic_labels_arxiv.yaml"):
         data = yaml.safe_load((ROOT / "tests" / "data" / name).read_text(encoding="utf-8"))
-        data["papers"] = data["papers"][::8]
+        data["papers"] = data["papers"][::5]
         labels += ["--labels", str(tmp_path / name)]
         (tmp_path / name).write_text(yaml.safe_dump(data), encoding="utf-8")
     result = survey("quality", "--min-f1", "0.99", "--min-topic-f1", "hf-daily=0.99", "--min-scope", "0.99",
