@@ -66,6 +66,19 @@ def test_add_from_standard_input(corpus: Path) -> None:
     assert paper.abstract == "We study pipeline parallelism across many GPUs."
 
 
+def test_a_duplicate_is_named_with_what_it_shares(corpus: Path) -> None:
+    """By its title, its abstract under another title, or nearly its abstract ("same same
+    abstract" before)."""
+    paper = load_corpus(corpus).papers["rewrite-the-stars"]
+    nearly = paper.abstract.replace("Recent studies", "Newer studies", 1)
+    for title, abstract, how in ((paper.title, paper.abstract, "same title"),
+                                 ("Another Title Altogether", paper.abstract, "same abstract"),
+                                 ("Another Title Altogether", nearly, "nearly the same abstract")):
+        result = survey("add", "--corpus", str(corpus), "--title", title, "--abstract", abstract)
+        assert result.returncode == 1
+        assert f"papers/rewrite-the-stars.yaml ({how}); edit that file instead" in result.stderr, how
+
+
 def test_add_from_arxiv(corpus: Path, arxiv_api: str, tmp_path: Path) -> None:
     # The seed corpus holds ZeRO-Infinity already: adding it again is refused...
     refused = survey("add", "--corpus", str(corpus), "--arxiv", "2104.07857v1",

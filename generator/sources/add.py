@@ -137,7 +137,8 @@ def run_add(args: argparse.Namespace, today: str) -> int:
     found = index.match(raw.title, raw.abstract, raw.arxiv)
     if found:
         existing = os.path.relpath(corpus.root / "papers" / f"{found.slug}.yaml")
-        raise DuplicateError(f"this paper is already in the corpus as {existing} (same {found.how}); "
+        shares = "nearly the same abstract" if found.how == "same abstract" else f"same {found.how}"
+        raise DuplicateError(f"this paper is already in the corpus as {existing} ({shares}); "
                              f"edit that file instead", existing)
     paper, suggestion = new_paper(raw, corpus.taxonomy, set(corpus.papers), today)
     curated: list[str] = []
