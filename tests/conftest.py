@@ -54,8 +54,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if real:
             config.hook.pytest_deselected(items=real)
             items[:] = [item for item in items if not item.get_closest_marker("real")]
-    else:  # the longest files first, so that no process is left with one at the end (-n)
-        items.sort(key=lambda item: not item.get_closest_marker("real"))
 
 
 REAL_PAPERS = ROOT.parent / "shared" / "real" / "hf-daily-papers-2024-05-to-2026-08.json.gz"
