@@ -164,16 +164,6 @@ def new_corpus(tmp: Path) -> Path:
     return corpus
 
 
-def few_papers(corpus: Path, slugs: list[str]) -> Path:
-    """A corpus of a few of the real corpus's papers (its taxonomy and model too) at `corpus`."""
-    (corpus / "papers").mkdir(parents=True)
-    for name in ("taxonomy.yaml", "topic_model.yaml"):
-        shutil.copy(ROOT / "corpus" / name, corpus / name)
-    for slug in slugs:
-        shutil.copy(ROOT / "corpus" / "papers" / f"{slug}.yaml", corpus / "papers")
-    return corpus
-
-
 # A corpus of a few real papers (issue 29): two whose topics a person reviewed (curated), the
 # others with the topics and confidence the model suggests, as an import writes them, one of
 # them with no topic, and one hostile paper of the model's.
@@ -233,33 +223,38 @@ def seeded_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
 SMALL_SLUGS_MUST = ("rewrite-the-stars",)
 
 
-def small_corpus(to: Path) -> Path:
+def small_corpus(to: Path, slugs: list[str] | None = None) -> Path:
     """A 25-odd-paper copy of the committed corpus, for the tests that look at a page or two:
     the first papers of each listing, papers in several listings (cross-links), three papers of
     each topic, tagged and dated ones, and the papers the tests name (SMALL_SLUGS_MUST); each
     listing keeps only its entries for those papers, in their order. Its taxonomy and model are
-    the corpus's own. A whole seed build takes about 10 s; this one a few."""
+    the corpus's own. A whole seed build takes about 10 s; this one a few. With `slugs`: those
+    papers only, and no listing."""
     from generator.corpus.store import listing_text, load_corpus, paper_text
 
     corpus = load_corpus(ROOT / "corpus")
     papers = corpus.sorted_papers()
-    keep = set(SMALL_SLUGS_MUST)
-    keep |= set(sorted(slug for slug, where in corpus.listings_of().items() if len(where) > 1)[:4])
-    for topic in corpus.taxonomy.topic_ids:
-        keep |= {p.slug for p in [p for p in papers if topic in p.topics][:3]}
-    keep |= {p.slug for p in [p for p in papers if p.tags][:3]}
-    keep |= {p.slug for p in [p for p in papers if p.date and p.arxiv][:3]}
-    for listing in corpus.sorted_listings():
-        keep |= {e.paper for e in listing.entries[:3]}
+    if slugs is not None:
+        keep = set(slugs)
+    else:
+        keep = set(SMALL_SLUGS_MUST)
+        keep |= set(sorted(slug for slug, where in corpus.listings_of().items() if len(where) > 1)[:4])
+        for topic in corpus.taxonomy.topic_ids:
+            keep |= {p.slug for p in [p for p in papers if topic in p.topics][:3]}
+        keep |= {p.slug for p in [p for p in papers if p.tags][:3]}
+        keep |= {p.slug for p in [p for p in papers if p.date and p.arxiv][:3]}
+        for listing in corpus.sorted_listings():
+            keep |= {e.paper for e in listing.entries[:3]}
     (to / "papers").mkdir(parents=True)
-    (to / "listings").mkdir()
     for name in ("taxonomy.yaml", "topic_model.yaml"):
         shutil.copy(ROOT / "corpus" / name, to / name)
     for slug in sorted(keep):
         (to / "papers" / f"{slug}.yaml").write_text(paper_text(corpus.papers[slug]), encoding="utf-8")
-    for listing in corpus.sorted_listings():
-        listing.entries = [e for e in listing.entries if e.paper in keep]
-        (to / listing.file).write_text(listing_text(listing), encoding="utf-8")
+    if slugs is None:
+        (to / "listings").mkdir()
+        for listing in corpus.sorted_listings():
+            listing.entries = [e for e in listing.entries if e.paper in keep]
+            (to / listing.file).write_text(listing_text(listing), encoding="utf-8")
     return to
 
 

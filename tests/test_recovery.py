@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, few_papers, make_project, snapshot
+from conftest import ROOT, make_project, small_corpus, snapshot
 
 from generator.cli.main import main
 from generator.core.errors import SurveyError
@@ -37,7 +37,7 @@ ESCAPE = "\x1b[2K\x1b[1A\x1b[2K"
 @pytest.fixture()
 def corpus(tmp_path: Path) -> Path:
     """Two papers and the taxonomy: the smallest corpus a write changes."""
-    return few_papers(tmp_path / "corpus", PAPERS)
+    return small_corpus(tmp_path / "corpus", PAPERS)
 
 
 @pytest.fixture(autouse=True)

@@ -128,10 +128,14 @@ class Report:
     flagged: int = 0  # papers with an uncertain topic
     wrong: int = 0  # papers whose suggested topics differ from the labels
     wrong_flagged: int = 0
-    errors: list[tuple[Doc, list[str]]] = field(default_factory=list)  # paper, suggested topics
-    # Every scored paper with what was suggested and whether it was flagged, so that a report
-    # can be cut into the papers of one source (subset).
+    # Every scored paper with what was suggested and whether it was flagged: the errors, and a
+    # report cut into the papers of one source (subset).
     scored: list[tuple[Doc, tuple[str, ...], bool]] = field(default_factory=list)
+
+    @property
+    def errors(self) -> list[tuple[Doc, list[str]]]:
+        """The papers whose suggested topics differ from the labels, with what was suggested."""
+        return [(doc, list(got)) for doc, got, _ in self.scored if sorted(got) != sorted(doc.gold)]
 
     def subset(self, keys: set[str], name: str) -> Report:
         out = Report(name, 0, {t: Counts() for t in self.per_topic})
@@ -169,8 +173,6 @@ def _score(report: Report, gold: Sequence[str], got: Sequence[str], uncertain: b
     wrong = sorted(got) != sorted(gold)
     if doc is not None:
         report.scored.append((doc, tuple(got), uncertain))
-    if wrong and doc is not None:
-        report.errors.append((doc, list(got)))
     report.papers += 1
     report.flagged += uncertain
     report.wrong += wrong

@@ -4,8 +4,8 @@ under the 0.5 that suggests it: a missed paper is lost to the survey, a kept one
 one decision in `survey review`); the rest stay out of the corpus and are listed in a report.
 
 A daily feed is mostly not about ML systems (of the 9,109 real papers of ../shared/real, about
-600 get a topic), so importing it whole would bury the survey's topics under thousands of
-"Other" papers. Only feeds are gated: a curated listing (a Hugging Face listing page or its text)
+370 get a topic and 850 pass the gate), so importing it whole would bury the survey's topics
+under thousands of "Other" papers. Only feeds are gated: a curated listing (a Hugging Face listing page or its text)
 and a BibTeX file are a person's choice and import whole, and a paper already in the corpus is
 always merged. Nothing is lost silently: each paper left out is a row of the report, with its
 best topic and confidence and the one command that takes it in (`--take ID`).
