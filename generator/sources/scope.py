@@ -5,10 +5,11 @@ one decision in `survey review`); the rest stay out of the corpus and are listed
 
 A daily feed is mostly not about ML systems (of the 9,109 real papers of ../shared/real, about
 370 get a topic and 850 pass the gate), so importing it whole would bury the survey's topics
-under thousands of "Other" papers. Only feeds are gated: a curated listing (a Hugging Face listing page or its text)
-and a BibTeX file are a person's choice and import whole, and a paper already in the corpus is
-always merged. Nothing is lost silently: each paper left out is a row of the report, with its
-best topic and confidence and the one command that takes it in (`--take ID`).
+under thousands of "Other" papers. Only feeds are gated: a curated listing (a Hugging Face
+listing page or its text) and a BibTeX file are a person's choice and import whole, and a paper
+already in the corpus is always merged. Nothing is lost silently: each paper left out is a row
+of the report, with its best topic and confidence and the one command that takes it in
+(`--take ID`).
 """
 
 from __future__ import annotations
