@@ -33,7 +33,7 @@ def output_path(value: str, what: str, kind: Sequence[str], *, corpus: str, inpu
         raise SurveyError(f"{shown}: inside the corpus folder {shown_path(corpus)}: write {what} "
                           f"elsewhere")
     for given in inputs:
-        if os.path.realpath(given) == real or _same(given, path):
+        if _same(given, path):  # an input was read: it exists, and samefile follows links
             raise SurveyError(f"{shown}: an input of this command: write {what} elsewhere")
     if force:
         return path

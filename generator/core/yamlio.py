@@ -166,22 +166,33 @@ LINK = "is a symbolic link; not read (corpus files must be plain files: a link m
 NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)  # where the system has them
 
 
+class NotPlain(Exception):
+    """What is at a path is not a plain file (a folder, a FIFO, a device)."""
+
+
+def plain_bytes(path: Path, limit: int) -> bytes:
+    """At most limit + 1 bytes of the plain file at path (one more than allowed shows it is too
+    long), never following a link. OSError where it cannot be opened or read (a link among them:
+    the caller tells it by os.path.islink), NotPlain for anything but a plain file: a FIFO would
+    wait forever, /dev/zero never ends."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | NOFOLLOW)
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotPlain(path)
+        return fh.read(limit + 1)
+
+
 def read_text(path: Path, shown: str) -> str:
     """A corpus file's text. A link is refused unread (it may point out of the corpus, at
     /etc/shadow), and so is anything but a plain file (opening a FIFO would wait forever)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | NOFOLLOW)
+        data = plain_bytes(path, MAX_FILE_BYTES)  # never more than the limit in memory
+    except NotPlain:
+        raise CorpusError(shown, "is not a plain file; not read") from None
     except OSError as exc:
         if os.path.islink(path):
             raise CorpusError(shown, LINK) from None
         raise CorpusError(shown, f"cannot read: {exc.strerror}") from None
-    with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise CorpusError(shown, "is not a plain file; not read")
-        try:
-            data = fh.read(MAX_FILE_BYTES + 1)  # never more than the limit in memory
-        except OSError as exc:
-            raise CorpusError(shown, f"cannot read: {exc.strerror}") from None
     if len(data) > MAX_FILE_BYTES:
         raise CorpusError(shown, f"the file is over {MAX_FILE_BYTES // 2**20} MiB, the most a corpus "
                                  f"file may hold")

@@ -44,10 +44,6 @@ LOCK = ".survey-lock"
 LOCK_WAIT = 15.0
 
 
-class LockedError(SurveyError):
-    """Another command holds the corpus."""
-
-
 _HELD: dict[str, CorpusLock] = {}
 
 
@@ -154,7 +150,7 @@ class CorpusLock:
                 if time.monotonic() >= deadline:
                     holder = holder_of(os.pread(fd, 4096, 0))
                     os.close(fd)
-                    raise LockedError(f"{shown_path(self.root)} is being changed by another survey "
+                    raise SurveyError(f"{shown_path(self.root)} is being changed by another survey "
                                       f"command: {describe_holder(holder)}; waited {self.wait:g} s: "
                                       f"run this again when it has finished") from None
                 time.sleep(0.1)

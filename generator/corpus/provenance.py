@@ -32,7 +32,7 @@ from typing import Any
 
 from ..core.errors import SurveyError
 from ..core.text import shown_path
-from ..core.yamlio import MAX_FILE_BYTES, NOFOLLOW
+from ..core.yamlio import MAX_FILE_BYTES, NOFOLLOW, NotPlain, plain_bytes
 
 # What a write may change: the corpus's own files, one folder deep at most.
 CORPUS_FILE = re.compile(r"(?:papers|listings)/[^/.][^/]*\.yaml|taxonomy\.yaml|topic_model\.yaml")
@@ -112,14 +112,14 @@ def read_plain(path: Path, limit: int = MAX_FILE_BYTES) -> bytes | None:
     """A plain file's bytes, None if there is nothing at path. A link is not followed, and
     nothing but a plain file is read (a FIFO never answers, /dev/zero never ends)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | NOFOLLOW)
+        data: bytes | None = plain_bytes(path, limit)
     except FileNotFoundError:
         return None
+    except NotPlain:
+        data = None
     except OSError as exc:
         raise Untrusted(f"{shown_path(path)} is a link" if os.path.islink(path) else
                         f"{shown_path(path)}: {exc.strerror}") from None
-    with os.fdopen(fd, "rb") as fh:
-        data = fh.read(limit + 1) if stat.S_ISREG(os.fstat(fd).st_mode) else None
     if data is None or len(data) > limit:
         raise Untrusted(f"{shown_path(path)} is not a plain file of at most {limit} bytes")
     return data
