@@ -17,7 +17,7 @@ from conftest import new_corpus
 
 from generator.cli.main import main
 from generator.core.errors import SourceError
-from generator.sources import hf_json, intake, readers
+from generator.sources import hf_html, hf_json, intake, readers
 from generator.sources.readers import parse_source
 
 MiB = 2**20
@@ -141,3 +141,40 @@ def test_markup_denser_than_any_feed_or_page_is_refused_before_parsing(data: byt
     assert str(error).startswith(f"x: {tags} in {len(data):,} characters: more than one per 16, where an "
                                  f"arXiv feed has one per 56")
     assert held < 3 * len(data), held
+
+
+CARD = "<article><h3><a href='/papers/2401.00001'>t</a></h3><p>{}</p></article>"
+
+
+@pytest.mark.parametrize("page", [
+    "<html><body><h1>T</h1><h2>Abstract</h2>" + ("<p>" + "x" * 26 + "</p>") * 30000 + "</body></html>",
+    "<html><body><h1>T</h1><h2>Abstract</h2><p>x</p>" + "<div>xxxxxxxxxxxx" * 50000,  # never closed
+    "<html><body>" + CARD.format("x" * (129 - len(CARD) + 2)) * 7000 + "</body></html>",
+], ids=["abstract paragraphs", "open divs", "paper cards"])
+def test_a_saved_page_of_small_tags_holds_a_few_times_its_size(page: str) -> None:
+    """Pages as dense in tags as a page may be (one per 16 characters): BeautifulSoup's tree of
+    them took 37 to 66 times their size; the streaming reader keeps only the open elements and
+    the texts it reads."""
+    assert 16 <= len(page) / page.count("<") < 17  # parse_source's limit
+    read, held = peak(lambda: hf_html.parse_hf_html(page, "x.html"))
+    assert not isinstance(read, SourceError), read
+    assert read.items and all(abstract for _, abstract, _ in read.items)
+    assert held < 10 * len(page), held / len(page)
+
+
+@pytest.mark.parametrize(("page", "error"), [
+    ("<html><body><h1>T</h1><h2>Abstract</h2>" + "<p>x" * 30000,
+     "x.html: paragraphs, headings or links nested more than 16 deep inside each other: not a saved page; "
+     "not read"),
+    ("<html><body><h1>T</h1><h2>Abstract</h2>" + "<p>" * 15 + "x" * 100_000,
+     "x.html: paragraphs or headings nested inside each other so deep that their texts repeat: not a saved "
+     "page; not read"),
+    ("<html><body>" + "<article><h3><a href='/papers/2401.00001'>t</a></h3>" * 9,
+     "x.html: paper cards (<article>) nested more than 8 deep: not a saved page; not read"),
+], ids=["paragraphs in paragraphs", "a text repeated by its paragraphs", "cards in cards"])
+def test_elements_nested_to_repeat_their_texts_are_refused_in_one_line(page: str, error: str) -> None:
+    """Each open paragraph holds the text of those inside it: 30,000 nested paragraphs would hold
+    their text 15,000 times over."""
+    result, held = peak(lambda: parse_source(page.encode(), "x.html"))
+    assert isinstance(result, SourceError) and str(result) == error, result
+    assert held < 10 * len(page) + 2**16, held / len(page)  # 2**16: the parser's own, whatever the page

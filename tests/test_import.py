@@ -21,8 +21,10 @@ from conftest import (
     survey,
 )
 
+from generator.core.errors import SourceError
 from generator.core.text import match_key
 from generator.corpus.store import load_corpus
+from generator.sources.readers import parse_source
 
 
 def raw_seed_titles() -> dict[str, list[str]]:
@@ -175,6 +177,27 @@ def test_hf_listing_page_becomes_a_listing(tmp_path: Path) -> None:
     assert [loaded.papers[e.paper].arxiv for e in listing.entries] == [
         "2603.01234", "2603.04567", "2603.07890"]
     assert listing.date == "2026-03-03"
+
+
+def test_hf_listing_without_embedded_data_is_read_from_its_paper_cards() -> None:
+    import re
+
+    html = re.sub(r'data-target="\w+"', "", (FIXTURES / "listing.html").read_text())
+    source = parse_source(html.encode(), "listing.html")
+    assert source.is_listing and source.date == "2026-03-03"
+    assert [(e.arxiv, e.title) for e in source.entries] == [
+        ("2603.01234", "Beyond p<0.05 & Friends: Rethinking Significance Tests for LLM Evaluation"),
+        ("2603.04567", "TinyRoute: Token-Level Expert Routing on Commodity GPUs"),
+        ("2603.07890", "Sparse Memory Layers for Long-Context Retrieval"),
+    ]
+    assert source.entries[0].abstract.startswith("Reported gains on language-model benchmarks are often")
+    cards = re.sub(r"<p\b[^>]*>.*?</p>", "", html, flags=re.DOTALL)  # titles only
+    with pytest.raises(SourceError) as refused:
+        parse_source(cards.encode(), "listing.html")
+    assert str(refused.value) == (
+        "listing.html: entry #1 'Beyond p<0.05 & Friends: Rethinking Significance Tests for LLM Evaluation': "
+        "field 'abstract': is missing: this listing page shows titles only; save the paper pages or use the "
+        "daily-papers JSON")
 
 
 def test_daily_papers_json_keeps_id_authors_and_date(tmp_path: Path) -> None:

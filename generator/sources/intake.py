@@ -92,11 +92,12 @@ def unpacked(data: bytes, shown: str) -> bytes:
 
 
 # A parsed object costs far more than its text: an object or array some 64 to 250 bytes, an XML
-# element some 90, an HTML tag (BeautifulSoup's) some 500. The real sources are sparse: an
-# object or array per 290 bytes in the daily-papers file (141,853 and 18,039 in 46 MB; a paper
-# with 664 authors, 668 in 55 KB), a tag per 56 bytes in the arXiv feed, one per 46 in a saved
-# Hugging Face page. A file with more than one per 16 bytes (`[{},{},...]`, `<x/><x/>...`) is
-# no such source, and would take tens of times its size once built: it is refused before.
+# element some 90 (an HTML page is streamed, hf_html.py: only its open elements are held, some
+# 100 bytes each). The real sources are sparse: an object or array per 290 bytes in the
+# daily-papers file (141,853 and 18,039 in 46 MB; a paper with 664 authors, 668 in 55 KB), a tag
+# per 56 bytes in the arXiv feed, one per 46 in a saved Hugging Face page. A file with more than
+# one per 16 bytes (`[{},{},...]`, `<x/><x/>...`) is no such source, and would take tens of
+# times its size once built (or, streamed, time for nothing): it is refused before.
 # Counted as the characters that open one, wherever they are (in strings too): an upper bound,
 # and only past a number whose cost does not matter (small files and fixtures are dense).
 BYTES_PER_NODE = 16
