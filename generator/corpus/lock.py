@@ -150,9 +150,13 @@ class CorpusLock:
                 if time.monotonic() >= deadline:
                     holder = holder_of(os.pread(fd, 4096, 0))
                     os.close(fd)
-                    raise SurveyError(f"{shown_path(self.root)} is being changed by another survey "
-                                      f"command: {describe_holder(holder)}; waited {self.wait:g} s: "
-                                      f"run this again when it has finished") from None
+                    # Readers say nothing of themselves: with no writer named, the corpus is read.
+                    doing = (f"is being changed by another survey command: {describe_holder(holder)}"
+                             if isinstance(holder.get("pid"), int) else
+                             "is in use by another command: one reading it (survey check, mkdocs build "
+                             "or serve), or a writer starting")
+                    raise SurveyError(f"{shown_path(self.root)} {doing}; waited {self.wait:g} s: run this "
+                                      f"again when it has finished") from None
                 time.sleep(0.1)
             except OSError as exc:  # ENOLCK: a network file system without locks
                 os.close(fd)
