@@ -23,7 +23,8 @@ from conftest import HOSTILE_SLUG, HOSTILE_TITLE, REVIEWED, ROOT, SUGGESTED, rev
 
 from generator.classify.review import Pending, queue, review_order
 from generator.cli.main import main
-from generator.cli.review import Session, Terminal, terminal_text
+from generator.cli.review import Session, Terminal
+from generator.core.text import printable
 from generator.corpus.store import load_corpus
 
 WAITING = [*SUGGESTED, HOSTILE_SLUG]
@@ -243,10 +244,10 @@ def test_corpus_text_reaches_the_terminal_with_its_control_characters_escaped(co
     Session(loaded, [HOSTILE_SLUG], keys.terminal(), lambda s, t: None).run()
     shown = keys.out.getvalue()
     assert "\u202e" not in shown and "\u202c" not in shown
-    assert terminal_text(HOSTILE_TITLE) in shown and "\\u202eevil\\u202c" in shown
+    assert printable(HOSTILE_TITLE) in shown and "\\u202eevil\\u202c" in shown
     # the escapes are the session's own (clearing the screen), none from the corpus
     assert set(re.findall(r"\x1b\[[0-9;]*[A-Za-z]", shown)) == {"\x1b[H", "\x1b[2J"}
-    assert terminal_text("a\x1b[31mred\x07\u2028") == "a\\u001b[31mred\\u0007\\u2028"
+    assert printable("a\x1b[31mred\x07\u2028\u00a0") == "a\\x1b[31mred\\x07\\u2028\u00a0"
 
 
 def test_review_on_a_real_terminal_decides_with_single_keys(corpus: Path) -> None:

@@ -12,7 +12,6 @@ import os
 import shutil
 import sys
 import textwrap
-import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import Any, TextIO
 
 from ..core.errors import SurveyError
 from ..core.progress import Progress
+from ..core.text import printable
 from ..corpus.store import Corpus
 
 SHOWN_REASONS = 3  # the strongest reasons shown under a topic (`survey explain` shows 8)
@@ -111,14 +111,6 @@ def _recorder(corpus: Corpus) -> Callable[[str, list[str]], None]:
 
 
 # --- the terminal -------------------------------------------------------------------------------
-
-def terminal_text(text: str) -> str:
-    """Corpus text made safe to print to a terminal: every control, format (bidirectional
-    overrides, zero-width), separator or private character written as an escape, so that no
-    title can move the cursor, recolour the screen or reorder what follows it."""
-    return "".join(f"\\u{ord(c):04x}" if unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp", "Co", "Cs")
-                   else c for c in text)
-
 
 class KeyReader:
     """Single key presses from the terminal, without Enter or echo, until closed."""
@@ -229,9 +221,9 @@ class Session:
             elif key == "o":
                 url = paper.link("paper") or paper.link("pdf") or _search(paper.title)
                 opened = self.term.open(url)
-                note = f"{'opened' if opened else 'could not open a browser for'} {terminal_text(url)}"
+                note = f"{'opened' if opened else 'could not open a browser for'} {printable(url)}"
             else:
-                note = f"not a key of review ({terminal_text(repr(key))}): " + HELP.format(n=len(self.topics))
+                note = f"not a key of review ({printable(repr(key))}): " + HELP.format(n=len(self.topics))
 
     def _screen(self, paper: Any, verdicts: dict[str, Any], chosen: list[str], i: int, note: str) -> str:
         from ..classify.model import REVIEW_LOW, TopicVerdict
@@ -243,16 +235,16 @@ class Session:
         wrong = (f" · {expected_wrong({t: v.confidence for t, v in model.items()}):.2f} topics expected "
                  f"wrong" if model else "")
         lines = [f"survey review: paper {i + 1} of {len(self.slugs)}{wrong} · {paper.slug}", "",
-                 *textwrap.wrap(terminal_text(paper.title), width), "",
-                 *textwrap.wrap(terminal_text(paper.abstract), width), "",
+                 *textwrap.wrap(printable(paper.title), width), "",
+                 *textwrap.wrap(printable(paper.abstract), width), "",
                  "Topics ([x]: the paper has it when you accept), the model's confidence and reasons:"]
         for n, topic in enumerate(self.topics, 1):
             verdict = model.get(topic.id)
             mark = "x" if topic.id in chosen else " "
             conf = f"{verdict.confidence:.2f}" if verdict else ""
-            lines.append(f"  {n} [{mark}] {terminal_text(topic.name):<14} {conf}".rstrip())
+            lines.append(f"  {n} [{mark}] {printable(topic.name):<14} {conf}".rstrip())
             if verdict and (topic.id in chosen or verdict.confidence > REVIEW_LOW):
-                lines += [_fit(" " * 10 + terminal_text(r), width) for r in reasons(verdict, SHOWN_REASONS)]
+                lines += [_fit(" " * 10 + printable(r), width) for r in reasons(verdict, SHOWN_REASONS)]
         lines += ["", HELP.format(n=len(self.topics))]
         if note:
             lines.append(note)

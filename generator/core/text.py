@@ -49,12 +49,19 @@ def bad_character(text: str) -> str | None:
     return f"contains a control character (U+{ord(found.group()):04X})"
 
 
+# What a terminal must not be given raw: controls (an escape sequence that erases the line above
+# or recolours the screen), format characters (a bidi override that reorders what follows, a
+# zero-width one), line and paragraph separators, surrogates, private and unassigned ones.
+_UNSAFE = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+
+
 def printable(text: str) -> str:
-    """Text as a terminal is to show it: each control or format character (an escape sequence
-    that erases the line above, a bidi override) written as its escape, `\\x1b`, `\\u202e`."""
-    if text.isprintable():
+    """Text as a terminal is to show it (a message, survey explain, survey review): each unsafe
+    character written as its escape, `\\x1b`, `\\u202e`; other spaces (no-break) as they are."""
+    if text.isprintable():  # none unsafe: the usual case, at C speed
         return text
-    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+    return "".join(c.encode("unicode_escape").decode("ascii")
+                   if unicodedata.category(c) in _UNSAFE else c for c in text)
 
 
 def shown_path(path: str | os.PathLike[str]) -> str:
