@@ -206,3 +206,18 @@ def test_markup_left_open_is_parsed_once_not_once_an_opening(unit: str, method: 
     page = hf_html.parse_hf_html("<html><body><h1>T</h1><h2>Abstract</h2><p>a</p>" + unit * 20000, "x.html")
     assert page.items == [("T", "a", None)]
     assert len(calls) <= 5, len(calls)  # the head's own tags, and the first opening
+
+
+@pytest.mark.parametrize(("data", "error"), [
+    (b'[{"paper": {"id": "2401.00001", "title": "T", "summary": "A.", "upvotes": ' + b"9" * 5000 + b"}}]",
+     "x: JSON with a number of more than 4,300 digits, which no daily-papers file has; not read"),
+    (b'<html><body><div data-target="PaperContent" data-props="{&quot;paper&quot;:{&quot;upvotes&quot;:'
+     + b"9" * 5000 + b'}}"></div></body></html>',
+     "x: the page's embedded PaperContent data is JSON with a number of more than 4,300 digits"),
+], ids=["daily-papers JSON", "a saved page's embedded data"])
+def test_a_number_python_will_not_read_is_one_line(data: bytes, error: str) -> None:
+    """Python's JSON reader raises ValueError on an integer of more than 4,300 digits (a
+    traceback before)."""
+    with pytest.raises(SourceError) as refused:
+        parse_source(data, "x")
+    assert str(refused.value) == error

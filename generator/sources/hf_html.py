@@ -32,7 +32,7 @@ from html.parser import HTMLParser
 from typing import Any
 
 from ..core.errors import SourceError
-from .intake import check_json_containers
+from .intake import LONG_NUMBER, check_json_containers
 
 _ARXIV_HREF = re.compile(r"arxiv\.org/(?:abs|pdf)/(\d{4}\.\d{4,5})(?:v\d+)?")
 _PAPER_HREF = re.compile(r"^(?:https://huggingface\.co)?/papers/(\d{4}\.\d{4,5})(?:v\d+)?$")
@@ -118,6 +118,8 @@ def _props(props: str | None, target: str, path: str) -> dict[str, Any] | None:
         raise SourceError(path, f"the page's embedded {target} data is not valid JSON: {exc.msg}") from None
     except RecursionError:
         raise SourceError(path, f"the page's embedded {target} data is JSON nested too deeply") from None
+    except ValueError:  # Python reads no integer of more than 4,300 digits
+        raise SourceError(path, f"the page's embedded {target} data is JSON with {LONG_NUMBER}") from None
     return data if isinstance(data, dict) else None
 
 

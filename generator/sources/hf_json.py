@@ -15,7 +15,7 @@ from ..core.errors import SourceError
 from ..core.text import plain_tex, shorten, squash
 from ..corpus.model import MAX_ENTRIES, URL_RE
 from .entries import RawEntry, Source
-from .intake import check_json_containers
+from .intake import LONG_NUMBER, check_json_containers
 
 DEEP_JSON = "nested too deeply (daily-papers JSON is 6 levels deep)"
 
@@ -44,12 +44,21 @@ def read_hf_json(text: str, path: str, digest: str) -> Source:
 
     check_json_containers(text, path)
     decoder = json.JSONDecoder(object_hook=fields)
+
+    def decode(pos: int) -> tuple[Any, int]:
+        try:
+            return decoder.raw_decode(text, pos)
+        except json.JSONDecodeError:
+            raise
+        except ValueError:  # Python reads no integer of more than 4,300 digits
+            raise SourceError(path, f"JSON with {LONG_NUMBER}, which no daily-papers file has; "
+                                    "not read") from None
     entries: list[RawEntry] = []
     pos = _skip_space(text, 0)
     is_listing = text.startswith("[", pos)
     try:
         if not is_listing:
-            item, pos = decoder.raw_decode(text, pos)
+            item, pos = decode(pos)
             entries.append(hf_item_entry(item, 1, path))
         elif text.startswith("]", pos := _skip_space(text, pos + 1)):
             pos += 1
@@ -58,7 +67,7 @@ def read_hf_json(text: str, path: str, digest: str) -> Source:
                 if len(entries) == MAX_ENTRIES:
                     raise SourceError(path, f"has over {MAX_ENTRIES:,} papers, the most one listing "
                                             f"holds; split it")
-                item, pos = decoder.raw_decode(text, pos)
+                item, pos = decode(pos)
                 entries.append(hf_item_entry(item, len(entries) + 1, path))
                 pos = _skip_space(text, pos)
                 if text.startswith("]", pos):

@@ -102,6 +102,8 @@ def unpacked(data: bytes, shown: str) -> bytes:
 # and only past a number whose cost does not matter (small files and fixtures are dense).
 BYTES_PER_NODE = 16
 FREE_NODES = 100_000
+# What Python's JSON reader raises a ValueError on (int() of a longer string), said in one line.
+LONG_NUMBER = "a number of more than 4,300 digits"
 
 
 def check_json_containers(text: str, shown: str) -> None:
