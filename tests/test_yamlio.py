@@ -39,6 +39,22 @@ def test_a_mapping_has_text_keys_each_once(text: str, line: int, message: str) -
     assert message in str(info.value) and info.value.line == line
 
 
+@pytest.mark.parametrize(("value", "message"), [
+    ("9" * 5000, "a number of more than 100 digits"),  # Python reads no int of over 4,300 digits
+    ("0x" + "f" * 5000, "a number of more than 100 digits"),  # read, but no message could print it
+    ("1:" * 3000 + "1", "a number of more than 100 digits"),  # YAML 1.1's base 60
+    ("!!float abc", "not a valid float"), ("!!int abc", "not a valid int"),
+    ("!!timestamp 2024-02-30", "not a valid timestamp"),
+], ids=["5,000 digits", "hexadecimal", "base 60", "float", "int", "timestamp"])
+def test_a_value_python_cannot_hold_or_print_is_one_line_at_its_line(value: str, message: str) -> None:
+    """ValueError tracebacks before, from the committed file of a pull request: in `survey
+    check`, and in the message naming a field such a number was given for."""
+    with pytest.raises(CorpusError) as refused:
+        load_yaml(f"title: T\nyear: {value}\n", "p.yaml")
+    assert str(refused.value) == f"p.yaml:2:7: malformed YAML: {message}"
+    assert load_yaml("n: " + "9" * 100, "p.yaml") == {"n": int("9" * 100)}
+
+
 def test_long_texts_fold_and_read_back_the_same() -> None:
     data = {"title": "A " * 60 + "end", "abstract": "x: y # z " * 20 + "end", "authors": ["A B", "C*"]}
     text = dump_yaml(data)

@@ -55,6 +55,29 @@ def _no_duplicate_keys(loader: Any, node: yaml.MappingNode, deep: bool = False) 
 TextLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _no_duplicate_keys)
 
 
+def _construct_object(loader: Any, node: yaml.Node, deep: bool = False) -> Any:
+    """PyYAML's, with a value its tag cannot be (`!!float abc`, `!!timestamp 2024-02-30`: a
+    ValueError traceback before) given as a malformed-YAML error at the value's line, and so an
+    integer of more than 100 digits, which no corpus field holds: past 4,300 Python reads none,
+    and one it reads (`0xfff...`, `1:2:3:...`) it cannot print in a message."""
+    try:
+        value = _BaseLoader.construct_object(loader, node, deep)
+    except ValueError as exc:
+        problem = (TOO_LONG_NUMBER if "digits" in str(exc)
+                   else f"not a valid {node.tag.rsplit(':', 1)[-1]}")
+        raise yaml.constructor.ConstructorError(None, None, problem, node.start_mark) from None
+    if type(value) is int and not -_HUGE < value < _HUGE:
+        raise yaml.constructor.ConstructorError(None, None, TOO_LONG_NUMBER, node.start_mark)
+    return value
+
+
+TOO_LONG_NUMBER = "a number of more than 100 digits"
+_HUGE = 10**100
+
+
+TextLoader.construct_object = _construct_object
+
+
 class _AliasError(yaml.MarkedYAMLError):
     """A document that uses an alias: refused (see `_refuse_aliases`)."""
 
