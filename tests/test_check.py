@@ -5,11 +5,12 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import shutil
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, survey
+from conftest import ROOT, small_corpus, survey
 
 from generator.core.text import slugify
 from generator.corpus.model import Paper
@@ -105,6 +106,24 @@ def test_yaml_is_loaded_safely(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert "malformed YAML" in result.stderr
     assert not Path("/tmp/pwned-survey").exists()
+
+
+@pytest.mark.parametrize(("line", "problem"), [
+    ("date: '2024-02-30'", "field 'date': '2024-02-30' is not a date: use YYYY, YYYY-MM or YYYY-MM-DD"),
+    ("arxiv: '\uff12\uff14\uff10\uff11.\uff10\uff10\uff10\uff10\uff11'",
+     "field 'arxiv': '\uff12\uff14\uff10\uff11.\uff10\uff10\uff10\uff10\uff11' is not an arXiv id"),
+    ("added: '2026-02-29'", "field 'added': '2026-02-29' is not a date YYYY-MM-DD"),
+], ids=["no such day", "full-width digits", "no such day added"])
+def test_a_date_or_id_is_one_the_calendar_or_arxiv_has(tmp_path: Path, line: str, problem: str) -> None:
+    """The patterns alone took any script's digits (\\d: an arXiv link to nowhere) and a day
+    the calendar lacks."""
+    corpus = small_corpus(tmp_path / "corpus", ["rewrite-the-stars"])
+    path = corpus / "papers" / "rewrite-the-stars.yaml"
+    text = re.sub(r"^added: .*\n", "", path.read_text(encoding="utf-8"), flags=re.M)
+    path.write_text(text.replace("topics:", f"{line}\ntopics:"), encoding="utf-8")
+    result = survey("check", "--corpus", str(corpus))
+    assert result.returncode == 1
+    assert f"rewrite-the-stars.yaml: entry rewrite-the-stars: {problem}" in result.stderr, result.stderr
 
 
 def test_unquoted_arxiv_id_stays_text(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ stored.
 
 from __future__ import annotations
 
+import datetime
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,10 +21,27 @@ LINK_KINDS = ("paper", "pdf", "code", "project")
 CURATABLE = ("title", "abstract", "arxiv", "authors", "date", "topics", "tags", "links")
 # What `survey enrich` fills from a metadata source, each recorded under `enriched`.
 ENRICHABLE = ("arxiv", "authors", "et_al", "date", *(f"links.{k}" for k in LINK_KINDS))
-ARXIV_RE = re.compile(r"^(?:\d{4}\.\d{4,5}|[a-z][a-z.-]*(?:\.[A-Z]{2})?/\d{7})$")
-DATE_RE = re.compile(r"^\d{4}(?:-(?:0[1-9]|1[0-2])(?:-(?:0[1-9]|[12]\d|3[01]))?)?$")
-URL_RE = re.compile(r"^https?://[^\s<>\"'`\\]+$")
-FRACTION_RE = re.compile(r"^[01](?:\.\d{1,6})?$")
+# ASCII digits only (\d is any script's: '２４０１.００００１' made an arXiv link to nowhere), and \Z,
+# not $, which also matches before a final newline.
+ARXIV_RE = re.compile(r"^(?:\d{4}\.\d{4,5}|[a-z][a-z.-]*(?:\.[A-Z]{2})?/\d{7})\Z", re.ASCII)
+DATE_RE = re.compile(r"^\d{4}(?:-(?:0[1-9]|1[0-2])(?:-(?:0[1-9]|[12]\d|3[01]))?)?\Z", re.ASCII)
+DAY_RE = re.compile(r"^\d{4}-\d{2}-\d{2}\Z", re.ASCII)
+URL_RE = re.compile(r"^https?://[^\s<>\"'`\\]+\Z")
+FRACTION_RE = re.compile(r"^[01](?:\.\d{1,6})?\Z", re.ASCII)
+
+
+def is_date(text: str, day: bool = False) -> bool:
+    """YYYY, YYYY-MM or YYYY-MM-DD (only the last with day=True), a day of the calendar: the
+    pattern alone took 2024-02-30."""
+    if not (DAY_RE if day else DATE_RE).match(text):
+        return False
+    if len(text) < 10:
+        return True
+    try:
+        datetime.date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
 
 PAPER_FIELDS = (
     "slug", "title", "alternate_titles", "abstract", "arxiv", "authors", "et_al", "date",
@@ -124,10 +142,10 @@ class Paper:
         if arxiv is not None and not ARXIV_RE.match(arxiv):
             f.problem("arxiv", f"{shorten(arxiv)} is not an arXiv id without version, like '2104.07857'")
         date = f.text("date")
-        if date is not None and not DATE_RE.match(date):
+        if date is not None and not is_date(date):
             f.problem("date", f"{shorten(date)} is not a date: use YYYY, YYYY-MM or YYYY-MM-DD")
         added = f.text("added")
-        if added is not None and not re.match(r"^\d{4}-\d{2}-\d{2}$", added):
+        if added is not None and not is_date(added, day=True):
             f.problem("added", f"{shorten(added)} is not a date YYYY-MM-DD")
         links = _links(f)
         enriched = _enriched(f)
@@ -258,7 +276,7 @@ def _enriched(f: Fields) -> list[Enriched]:
             f.problems.append(exc)
             continue
         source, fetched = e.text("source", required=True), e.text("fetched", required=True)
-        if fetched is not None and not re.match(r"^\d{4}-\d{2}-\d{2}$", fetched):
+        if fetched is not None and not is_date(fetched, day=True):
             e.problem("fetched", f"{shorten(fetched)} is not a date YYYY-MM-DD")
         names = e.text_list("fields")
         if not e.data.get("fields"):

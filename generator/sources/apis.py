@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import SurveyError
-from ..corpus.model import ARXIV_RE, Paper
+from ..corpus.model import ARXIV_RE, Paper, is_date
 from .metadata import Record
 from .readers import parse_source
 
@@ -87,8 +87,8 @@ def _version_free(arxiv: str | None) -> str | None:
 
 
 def _day(value: Any) -> str | None:
-    if isinstance(value, str) and re.match(r"^\d{4}(-\d{2}(-\d{2})?)?$", value[:10].rstrip("-")):
-        return value[:10]
+    if isinstance(value, str) and is_date(value[:10].rstrip("-")):
+        return value[:10].rstrip("-")
     if isinstance(value, int) and 1900 < value < 2200:
         return str(value)
     return None

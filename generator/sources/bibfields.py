@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from datetime import date
 
 from pybtex.database.input.bibtex import month_names
 
 from ..core.text import shorten, typeset_tex
-from ..corpus.model import ARXIV_RE, DATE_RE, URL_RE
+from ..corpus.model import ARXIV_RE, URL_RE, is_date
 
 _ARXIV_NEW = r"(?:0[7-9]|[1-9]\d)(?:0[1-9]|1[0-2])\.\d{4,5}"
 _ARXIV_OLD = r"[a-z][a-z.-]*(?:\.[A-Z]{2})?/\d{7}"
@@ -51,10 +50,10 @@ _ARXIV_FIELDS = ("archiveprefix", "eprinttype", "eprint", "url", "howpublished",
 
 def entry_date(values: dict[str, str]) -> str | None:
     given = typeset_tex(values.get("date", "")).split("/")[0]
-    if given and DATE_RE.match(given) and _real(given):
+    if given and is_date(given):
         return given
     year = typeset_tex(values.get("year", ""))
-    if not re.fullmatch(r"\d{4}[a-z]?", year):  # 2023a: a second paper of that year
+    if not re.fullmatch(r"\d{4}[a-z]?", year, re.ASCII):  # 2023a: a second paper of that year
         return None
     year = year[:4]
     month = typeset_tex(values.get("month", "")).lower()
@@ -63,16 +62,6 @@ def entry_date(values: dict[str, str]) -> str | None:
         word = re.search(r"[a-z]{3,}", month)
         number = _MONTHS.get(word.group()[:3]) if word else None
     return f"{year}-{number:02d}" if number and 1 <= number <= 12 else year
-
-
-def _real(day: str) -> bool:
-    if len(day) < 10:
-        return True
-    try:
-        date.fromisoformat(day)
-    except ValueError:
-        return False
-    return True
 
 
 # A link as the whole of a `url` field (`\url{...}` around it or not), or on its own in the free

@@ -29,6 +29,7 @@ from ..corpus.model import (
     MAX_NAME,
     MAX_TITLE,
     MAX_URL,
+    is_date,
 )
 from .entries import RawEntry, Source
 from .hf_json import hf_item_entry, iso_date, read_hf_json, strip_version
@@ -169,7 +170,7 @@ def check_entry(entry: RawEntry, path: str, abstract: bool = True) -> None:
             raise fail(name, bad)
     if entry.arxiv is not None and not ARXIV_RE.match(entry.arxiv):
         raise fail("arxiv", f"{shorten(entry.arxiv)} is not an arXiv id")
-    if entry.date is not None and bad_character(entry.date):
+    if entry.date is not None and not is_date(entry.date):
         raise fail("date", f"{shorten(entry.date)} is not a date")
     if len(entry.authors) > MAX_AUTHORS:
         raise fail("authors", f"has {len(entry.authors):,} items; at most {MAX_AUTHORS:,} are allowed")
