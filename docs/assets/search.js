@@ -42,6 +42,10 @@
 
   // The parts after the first: Pagefind instances of their own, from the same module (one worker).
   var later = null;
+  // How many parts the index has, once laterParts() has said (0: not yet). A search drawn before
+  // the other parts answer counts them as waiting ("so far"): drawn as one part, its first view
+  // gave part 1's count as the whole ("35 papers", then "119") after "Show more" or a filter.
+  var knownParts = 0;
 
   function laterParts() {
     if (!later) {
@@ -50,6 +54,7 @@
         return response.json();
       });
       later = Promise.all([pagefind(), manifest]).then(function (both) {
+        knownParts = both[1].parts.length + 1;
         return both[1].parts.map(function (folder) {
           return both[0].createInstance({ basePath: new URL("pagefind/" + folder + "/", root).href,
                                           baseUrl: root.pathname, excerptLength: 24 });
@@ -475,7 +480,7 @@
       var words = state.q.trim();
       var options = searchOptions(words);
       var alive = function () { return mine === ticket; };
-      var answers = [], parts = 1, byDate = options.sort !== undefined;
+      var answers = [], parts = knownParts || 1, byDate = options.sort !== undefined;
       var draw = function () { return renderResults(merged(answers, parts, byDate), words); };
       if (push) history.replaceState(history.state, "", stateUrl(state));
       pagefind().then(function (pf) {
