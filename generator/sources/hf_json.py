@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import date
 from typing import Any
 
 from ..core.errors import SourceError
 from ..core.text import plain_tex, shorten, squash
-from ..corpus.model import MAX_ENTRIES, URL_RE
+from ..corpus.model import MAX_ENTRIES, URL_RE, is_date
 from .entries import RawEntry, Source
 from .intake import LONG_NUMBER, check_json_containers
 
@@ -127,12 +126,7 @@ def strip_version(arxiv: str) -> str:
 
 def iso_date(value: Any) -> str | None:
     """The day of an ISO timestamp; nothing for what is not a real day ('2025-13-45')."""
-    if not isinstance(value, str) or not re.match(r"^\d{4}-\d{2}-\d{2}", value):
-        return None
-    try:
-        return date.fromisoformat(value[:10]).isoformat()
-    except ValueError:
-        return None
+    return value[:10] if isinstance(value, str) and is_date(value[:10], day=True) else None
 
 
 def _common_date(entries: list[RawEntry]) -> str | None:
