@@ -11,9 +11,9 @@ import posixpath
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
-from ..corpus.model import Paper
+from ..corpus.model import Listing, Paper
 
 PART_SIZE = 100
 T = TypeVar("T")
@@ -141,3 +141,25 @@ def _pager(current: int, total: int, link: Callable[[int], str]) -> list[Link]:
 
 def entry_part(position: int, size: int = PART_SIZE) -> int:
     return (position - 1) // size + 1
+
+
+def entry_link(from_path: str, listing: Listing, position: int) -> str:
+    """A link from a page to one entry of a listing, on the part of the listing that holds it."""
+    target = part_path(f"listings/{listing.slug}", entry_part(position))
+    return f"{relative(from_path, target)}#entry-{position}"
+
+
+def listing_rows(listing: Listing, papers: dict[str, Paper],
+                 listings_of: dict[str, list[tuple[Listing, int]]]) -> list[dict[str, Any]]:
+    """Each entry of a listing: its position, the entry, its paper and the paper's other entries
+    (each with the link to it from this entry's part)."""
+    rows = []
+    for position, entry in enumerate(listing.entries, 1):
+        here = part_path(f"listings/{listing.slug}", entry_part(position))
+        elsewhere = [(li, pos, f"#entry-{pos}" if (li.slug, entry_part(pos)) == (
+                          listing.slug, entry_part(position)) else entry_link(here, li, pos))
+                     for li, pos in listings_of.get(entry.paper, [])
+                     if not (li.slug == listing.slug and pos == position)]
+        rows.append({"position": position, "entry": entry, "paper": papers[entry.paper],
+                     "elsewhere": elsewhere})
+    return rows
