@@ -129,7 +129,8 @@ def test_suggested_is_worded_one_way_on_every_page_and_in_the_search_data(site: 
         assert entry_marks(article(site, f"tags/{tag}"))[UNSURE] == [want]
     assert entry_marks(article(site, ""))[UNSURE] == [want]
     assert chips(article(site, f"papers/{UNSURE}")) == [(want, True)]
-    entry = json.loads(article(site, f"papers/{UNSURE}").find(attrs={"data-pagefind-meta": "entry"}).get_text())
+    data = article(site, f"papers/{UNSURE}").find(attrs={"data-pagefind-meta": "entry"})
+    entry = json.loads(data.get_text())
     assert entry["suggested"] is True and entry["topics"] == [["parallelism", "Parallelism", "0.62"]]
     for page in (site / "papers").glob("*/index.html"):
         shown = text(article(site, f"papers/{page.parent.name}"))

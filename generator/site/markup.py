@@ -107,9 +107,10 @@ def external_url(url: str) -> Markup:
     return Markup(safe.replace("'", "%27").replace("*", "%2A").replace("_", "%5F"))
 
 
-# A whole http(s) URL in running text: up to a space or a character no URL holds raw. What
-# closes a sentence or a bracket after it is not part of it (`_TRAILING`).
-_URL = re.compile(r"https?://[^\s<>\"'`\\]+")
+# A whole http(s) URL in running text: up to a space or a character no URL holds raw (RFC 3986;
+# a real abstract has "https://github.com/x/y{this url}", a TeX link's remains). What closes a
+# sentence or a bracket after it is not part of it (`_TRAILING`).
+_URL = re.compile(r"https?://[^\s<>\"'`\\{}|^]+")
 _TRAILING = re.compile(r"[.,;:!?*]+\Z")
 
 
