@@ -14,7 +14,7 @@ from pathlib import Path
 from ..core.errors import CorpusError, SurveyError
 from ..core.yamlio import load_yaml
 from .check import duplicate_problems, listing_problems, vocabulary_problems
-from .journal import commit
+from .journal import Untrusted, commit, read_plain
 from .model import Listing, Paper
 from .store import Corpus, shown_path
 from .taxonomy import MODEL_FILE, Taxonomy, weights_from_data
@@ -36,9 +36,11 @@ def write_files(corpus: Corpus, files: Iterable[tuple[str, str]]) -> list[str]:
 
 
 def _same(path: Path, text: str) -> bool:
+    """Whether path holds text, read as a recovery reads (no link followed, no FIFO opened): a
+    file that is anything else is replaced."""
     try:
-        return not path.is_symlink() and path.read_bytes() == text.encode("utf-8")
-    except OSError:
+        return read_plain(path) == text.encode("utf-8")
+    except Untrusted:
         return False
 
 
