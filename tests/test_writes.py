@@ -281,21 +281,6 @@ def test_every_write_is_checked_with_the_rules_of_survey_check(tmp_path: Path) -
     assert survey("check", "--corpus", str(corpus_dir)).returncode == 0
 
 
-def test_a_leftover_temporary_file_is_named_as_one_never_read_as_a_paper(small: Path, tmp_path: Path) -> None:
-    """What an older survey left when killed (issue 24): `survey check` said "expected a
-    mapping of fields, found nothing"."""
-    corpus = copy(small, tmp_path / "corpus")
-    (corpus / "papers" / ".tmp-k2j4_x.yaml").write_text("", encoding="utf-8")
-    checked = survey("check", "--corpus", str(corpus))
-    assert checked.returncode == 0, checked.stderr
-    shown = os.path.relpath(corpus / "papers" / ".tmp-k2j4_x.yaml", ROOT)
-    assert (f"survey check: {shown}: a hidden file, not read: the leftover of a write an older "
-            f"survey interrupted; delete it\n") in checked.stdout
-    assert survey("build", "--out", str(tmp_path / "out"), "--corpus", str(corpus)).returncode == 0
-    added = survey("add", "--title", "T", "--abstract", "A.", "--corpus", str(corpus))
-    assert added.returncode == 0, added.stderr
-
-
 def test_a_leftover_staging_folder_is_never_read_and_is_discarded(
         small: Path, added: tuple[dict[str, bytes], list[str]], tmp_path: Path) -> None:
     corpus = copy(small, tmp_path / "corpus")
