@@ -14,7 +14,7 @@ from ..core.errors import SurveyError
 from ..core.progress import Progress
 from ..core.settings import read_settings
 from .review import cmd_review, review_arguments
-from .topics import cmd_classify, cmd_explain, cmd_quality, cmd_train, labelled_args, quality_args
+from .topics import cmd_classify, cmd_explain, cmd_quality, cmd_train, quality_args, train_args
 
 
 def today() -> str:
@@ -87,9 +87,9 @@ def build_parser() -> argparse.ArgumentParser:
     quality_args(p)
     _corpus_arg(p)
 
-    p = sub.add_parser("train", help="fit the topic model on the labelled papers and write "
-                                     "corpus/topic_model.yaml")
-    labelled_args(p)
+    p = sub.add_parser("train", help="fit the topic model on the corpus's reviewed papers and the "
+                                     "labelled papers, and write corpus/topic_model.yaml")
+    train_args(p)
     _corpus_arg(p)
 
     p = sub.add_parser("build", help="write the site's generated Markdown to a folder")
