@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import io
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -11,6 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from ..core.errors import SurveyError
+from ..core.output import escaped, raw
 from ..core.progress import Progress
 from ..core.settings import read_settings
 from .review import cmd_review, review_arguments
@@ -128,6 +130,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        with escaped():  # every byte the command prints, its arguments' echo included
+            return _run(argv)
+    except BrokenPipeError:
+        # The reader went away (`survey export | head -1`): end quietly, as a process that
+        # SIGPIPE killed ends. What is still buffered goes nowhere, not to a traceback at exit.
+        with contextlib.suppress(OSError, ValueError, io.UnsupportedOperation):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+
+
+def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     handler: Callable[[argparse.Namespace], int] = COMMANDS[args.command]
@@ -140,8 +154,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("survey: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        return 1
 
 
 # The commands that write the corpus, and when (not for a dry run): each holds the corpus's
@@ -245,7 +257,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     if path:
         write_output(path, text, "the export")
     else:
-        sys.stdout.write(text)
+        raw(sys.stdout, text)  # the data asked for, as written to a file
     return 0
 
 

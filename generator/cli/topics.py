@@ -7,7 +7,6 @@ import copy
 from pathlib import Path
 
 from ..core.errors import SurveyError
-from ..core.text import printable
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
@@ -23,7 +22,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         raise SurveyError(f"no paper with the slug {args.slug!r} in {args.corpus}{hint}")
     suggestion = suggest(corpus.taxonomy, paper.title, paper.abstract)
-    print(f"{paper.slug}: {printable(paper.title)}")  # a bidi override would reverse the terminal's line
+    print(f"{paper.slug}: {paper.title}")
     print(f"topics: {', '.join(paper.topics) or '(none)'}; tags: {', '.join(paper.tags) or '(none)'}"
           + (f"; curated: {', '.join(paper.curated)}" if paper.curated else ""))
     lines = explain_lines(suggestion, paper.topics, paper.tags)
