@@ -10,7 +10,8 @@ goes in four steps, inside the corpus folder (every rename stays on one file sys
 3. Commit: `.survey-write/manifest.json` (every staged path with the SHA-256 of its bytes) is
    written as `manifest.part` and renamed to `manifest.json`. That rename decides: before it
    the write never happened, after it it must finish.
-4. Apply: each staged file is renamed over its target (each rename atomic); then the emptied
+4. Apply: each staged file is renamed over its target (each rename atomic), each file the write
+   removes (a rejected paper's: `deleted` in the manifest) is unlinked; then the emptied
    `files/`, the manifest and the folder are removed, in that order, so that a folder without a
    manifest that still holds a staged file was never committed.
 
@@ -37,6 +38,7 @@ its hash and stops the recovery before it applies anything more.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -58,7 +60,8 @@ from .lock import LOCK, CorpusLock, cannot_write, command_line, describe_holder,
 
 STAGING, MANIFEST, FILES = ".survey-write", "manifest.json", "files"
 # What a write may change: the corpus's own files, one folder deep at most.
-CORPUS_FILE = re.compile(r"(?:papers|listings)/[^/.][^/]*\.yaml|taxonomy\.yaml|topic_model\.yaml")
+CORPUS_FILE = re.compile(r"(?:papers|listings)/[^/.][^/]*\.yaml|taxonomy\.yaml|topic_model\.yaml|"
+                         r"rejected\.yaml")
 
 
 class Untrusted(SurveyError):
@@ -99,8 +102,9 @@ def pending(root: Path) -> str | None:
     return f"{shown_path(staging)}: a write was interrupted half applied; `survey check` finishes it"
 
 
-def commit(root: Path, files: Sequence[tuple[str, str]]) -> None:
-    """Write every (path relative to root, text) pair, all or none, under the lock."""
+def commit(root: Path, files: Sequence[tuple[str, str | None]]) -> None:
+    """Write every (path relative to root, text) pair, all or none, under the lock; a text of
+    None removes the file."""
     if not held(root):
         with writing(root):
             commit(root, files)
@@ -109,18 +113,21 @@ def commit(root: Path, files: Sequence[tuple[str, str]]) -> None:
         if not CORPUS_FILE.fullmatch(rel):
             raise SurveyError(f"{rel!r}: not a file of the corpus")
     staging, entries, made = root / STAGING, [], False
+    deleted = [rel for rel, text in files if text is None]
     try:
         step("staging folder")
         os.mkdir(staging)
         made = True  # from here on, a failure removes what this call made, and nothing else
         for rel, text in files:
+            if text is None:
+                continue
             data = text.encode("utf-8")
             target = staging / FILES / rel
             step("stage")
             target.parent.mkdir(parents=True, exist_ok=True)
             _write_new(target, data)
             entries.append({"path": rel, "sha256": hashlib.sha256(data).hexdigest()})
-        manifest = {"command": command_line(), "pid": os.getpid(), "files": entries,
+        manifest = {"command": command_line(), "pid": os.getpid(), "files": entries, "deleted": deleted,
                     "since": datetime.now(tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")}
         step("manifest.part")
         _write_new(staging / "manifest.part", json.dumps(manifest, indent=0).encode("utf-8"))
@@ -132,7 +139,7 @@ def commit(root: Path, files: Sequence[tuple[str, str]]) -> None:
             shutil.rmtree(staging, ignore_errors=True)
         raise SurveyError(cannot_write(root, exc)) from None
     try:
-        _apply(root, staging, [(e["path"], e["sha256"]) for e in entries])
+        _apply(root, staging, [(e["path"], e["sha256"]) for e in entries], deleted)
     except OSError as exc:
         raise SurveyError(f"{shown_path(root)}: a write stopped half applied ({exc.strerror or exc}); "
                           f"`survey check` finishes it once the cause is fixed") from None
@@ -143,7 +150,7 @@ def _write_new(path: Path, data: bytes) -> None:
         fh.write(data)
 
 
-def _apply(root: Path, staging: Path, entries: list[tuple[str, str]]) -> None:
+def _apply(root: Path, staging: Path, entries: list[tuple[str, str]], deleted: list[str]) -> None:
     made: set[Path] = set()
     for rel, _ in entries:
         source, target = staging / FILES / rel, root / rel
@@ -156,6 +163,13 @@ def _apply(root: Path, staging: Path, entries: list[tuple[str, str]]) -> None:
             made.add(target.parent)
         step("apply")
         os.replace(source, target)
+    for rel in deleted:
+        target = root / rel
+        if target.parent != root and not is_folder(target.parent):  # a link to a folder: Untrusted
+            continue
+        step("delete")
+        with contextlib.suppress(FileNotFoundError):  # removed by the run that was interrupted
+            os.unlink(target)  # a link itself is removed, never what it points at
     step("remove files/")
     shutil.rmtree(staging / FILES, ignore_errors=True)  # folders only, by now
     step("remove the manifest")
@@ -173,7 +187,7 @@ def _recover(root: Path) -> str | None:
     if os.path.lexists(staging / MANIFEST):
         info, entries = _verified(root)
         try:
-            _apply(root, staging, entries)
+            _apply(root, staging, entries, info.get("deleted", []))
         except OSError as exc:
             raise SurveyError(f"{shown_path(staging)}: cannot finish the interrupted write it holds "
                               f"({exc.strerror or exc})") from None
@@ -228,7 +242,9 @@ def _manifest(data: bytes | None) -> dict[str, Any]:
     files = info.get("files") if isinstance(info, dict) else None
     if not isinstance(files, list) or not all(
             isinstance(e, dict) and isinstance(e.get("path"), str) and isinstance(e.get("sha256"), str)
-            and CORPUS_FILE.fullmatch(e["path"]) for e in files):
+            and CORPUS_FILE.fullmatch(e["path"]) for e in files) or not isinstance(
+            deleted := info.get("deleted", []), list) or not all(
+            isinstance(rel, str) and CORPUS_FILE.fullmatch(rel) for rel in deleted):
         raise Untrusted("its manifest is not one survey writes")
     return info  # type: ignore[no-any-return]
 
