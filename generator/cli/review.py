@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..core.errors import SurveyError
+from ..core.output import raw
 from ..core.progress import Progress
 from ..core.tex import tex_text
 from ..core.text import printable
@@ -145,6 +146,8 @@ class Terminal:
     open: Callable[[str], bool] = field(default_factory=lambda: _open_link)
 
     def show(self, text: str) -> None:
+        """The screen cleared, then text (escaped, as all output: core/output.py)."""
+        raw(self.out, CLEAR)  # the one control sequence review sends
         self.out.write(text)
         self.out.flush()
 
@@ -195,7 +198,7 @@ class Session:
                 done.skipped += 1
             else:
                 done.decided += 1
-        self.term.show(CLEAR)
+        self.term.show("")
         return done
 
     def _one(self, slug: str, i: int) -> str:
@@ -206,7 +209,7 @@ class Session:
         chosen = [t.id for t in self.topics if t.id in paper.topics]
         note = ""
         while True:
-            self.term.show(CLEAR + self._screen(paper, verdicts, chosen, i, note))
+            self.term.show(self._screen(paper, verdicts, chosen, i, note))
             key = self.term.key()[:1]
             note = ""
             if key in ("q", "\x04", "\x03"):

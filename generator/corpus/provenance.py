@@ -35,7 +35,8 @@ from ..core.text import shown_path
 from ..core.yamlio import MAX_FILE_BYTES, NOFOLLOW, NotPlain, plain_bytes
 
 # What a write may change: the corpus's own files, one folder deep at most.
-CORPUS_FILE = re.compile(r"(?:papers|listings)/[^/.][^/]*\.yaml|taxonomy\.yaml|topic_model\.yaml")
+CORPUS_FILE = re.compile(r"(?:papers|listings)/[^/.][^/]*\.yaml|taxonomy\.yaml|topic_model\.yaml|"
+                         r"rejected\.yaml")
 
 
 class Untrusted(SurveyError):
@@ -83,7 +84,9 @@ def unsealed(data: bytes) -> dict[str, Any]:
     files = info.get("files")  # sealed, so survey's own shape; checked all the same
     if not isinstance(files, list) or not all(
             isinstance(e, dict) and isinstance(e.get("path"), str) and isinstance(e.get("sha256"), str)
-            and CORPUS_FILE.fullmatch(e["path"]) for e in files):
+            and CORPUS_FILE.fullmatch(e["path"]) for e in files) or not isinstance(
+            deleted := info.get("deleted", []), list) or not all(
+            isinstance(rel, str) and CORPUS_FILE.fullmatch(rel) for rel in deleted):
         raise Untrusted("its manifest is not one survey writes")
     return info  # type: ignore[no-any-return]
 
