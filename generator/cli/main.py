@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import io
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -11,10 +12,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from ..core.errors import SurveyError
+from ..core.output import escaped, raw
 from ..core.progress import Progress
 from ..core.settings import read_settings
 from .review import cmd_review, review_arguments
-from .topics import cmd_classify, cmd_explain, cmd_quality, cmd_train, labelled_args, quality_args
+from .topics import cmd_classify, cmd_explain, cmd_quality, cmd_train, quality_args, train_args
 
 
 def today() -> str:
@@ -87,9 +89,9 @@ def build_parser() -> argparse.ArgumentParser:
     quality_args(p)
     _corpus_arg(p)
 
-    p = sub.add_parser("train", help="fit the topic model on the labelled papers and write "
-                                     "corpus/topic_model.yaml")
-    labelled_args(p)
+    p = sub.add_parser("train", help="fit the topic model on the corpus's reviewed papers and the "
+                                     "labelled papers, and write corpus/topic_model.yaml")
+    train_args(p)
     _corpus_arg(p)
 
     p = sub.add_parser("build", help="write the site's generated Markdown to a folder")
@@ -128,6 +130,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        with escaped():  # every byte the command prints, its arguments' echo included
+            return _run(argv)
+    except BrokenPipeError:
+        # The reader went away (`survey export | head -1`): end quietly, as a process that
+        # SIGPIPE killed ends. What is still buffered goes nowhere, not to a traceback at exit.
+        with contextlib.suppress(OSError, ValueError, io.UnsupportedOperation):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+
+
+def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     handler: Callable[[argparse.Namespace], int] = COMMANDS[args.command]
@@ -140,8 +154,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("survey: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        return 1
 
 
 # The commands that write the corpus, and when (not for a dry run): each holds the corpus's
@@ -203,9 +215,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(f"survey check: {note}")
     corpus, problems = check_corpus(Path(args.corpus))
     for hidden in corpus.ignored:
-        why = (": the leftover of a write an older survey interrupted; delete it"
-               if os.path.basename(hidden).startswith(".tmp-") else "")
-        print(f"survey check: {hidden}: a hidden file, not read{why}")
+        print(f"survey check: {hidden}: a hidden file, not read")
     for problem in problems:
         print(problem, file=sys.stderr)
     if problems:
@@ -245,7 +255,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     if path:
         write_output(path, text, "the export")
     else:
-        sys.stdout.write(text)
+        raw(sys.stdout, text)  # the data asked for, as written to a file
     return 0
 
 

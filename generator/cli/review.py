@@ -18,7 +18,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..core.errors import SurveyError
+from ..core.output import raw
 from ..core.progress import Progress
+from ..core.tex import tex_text
 from ..core.text import printable
 from ..corpus.store import Corpus
 
@@ -144,6 +146,8 @@ class Terminal:
     open: Callable[[str], bool] = field(default_factory=lambda: _open_link)
 
     def show(self, text: str) -> None:
+        """The screen cleared, then text (escaped, as all output: core/output.py)."""
+        raw(self.out, CLEAR)  # the one control sequence review sends
         self.out.write(text)
         self.out.flush()
 
@@ -194,7 +198,7 @@ class Session:
                 done.skipped += 1
             else:
                 done.decided += 1
-        self.term.show(CLEAR)
+        self.term.show("")
         return done
 
     def _one(self, slug: str, i: int) -> str:
@@ -205,7 +209,7 @@ class Session:
         chosen = [t.id for t in self.topics if t.id in paper.topics]
         note = ""
         while True:
-            self.term.show(CLEAR + self._screen(paper, verdicts, chosen, i, note))
+            self.term.show(self._screen(paper, verdicts, chosen, i, note))
             key = self.term.key()[:1]
             note = ""
             if key in ("q", "\x04", "\x03"):
@@ -235,8 +239,8 @@ class Session:
         wrong = (f" · {expected_wrong({t: v.confidence for t, v in model.items()}):.2f} topics expected "
                  f"wrong" if model else "")
         lines = [f"survey review: paper {i + 1} of {len(self.slugs)}{wrong} · {paper.slug}", "",
-                 *textwrap.wrap(printable(paper.title), width), "",
-                 *textwrap.wrap(printable(paper.abstract), width), "",
+                 *textwrap.wrap(printable(tex_text(paper.title)), width), "",
+                 *textwrap.wrap(printable(tex_text(paper.abstract)), width), "",
                  "Topics ([x]: the paper has it when you accept), the model's confidence and reasons:"]
         for n, topic in enumerate(self.topics, 1):
             verdict = model.get(topic.id)

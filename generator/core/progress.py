@@ -7,6 +7,8 @@ import sys
 import time
 from typing import TextIO
 
+from .output import raw
+
 
 class Progress:
     """A one-line counter on a terminal's stderr; silent when stderr is not a terminal."""
@@ -24,7 +26,8 @@ class Progress:
         if done < total and now - self._last < 0.1:
             return
         self._last = now
-        self.stream.write(f"\r{self.label}: {done}/{total}")
+        raw(self.stream, "\r")  # back to the line's start: a control of its own (output.py)
+        self.stream.write(f"{self.label}: {done}/{total}")
         if done >= total:
             self.stream.write("\n")
         self.stream.flush()

@@ -17,6 +17,7 @@ import jinja2
 from markupsafe import Markup
 
 from ..core.settings import DEFAULT_NAME
+from ..core.tex import tex_text
 from ..core.text import first_sentence
 from ..corpus.export import bib_file, bibtex, bibtex_keys, to_csv, to_json
 from ..corpus.model import Listing, Paper
@@ -26,6 +27,7 @@ from . import entries
 from .feeds import atom_feed
 from .frontmatter import front_matter
 from .markup import external_url, finalize, html_attr, linked_text, trusted
+from .mathml import tex_markup
 from .nav import NavItem, edit_targets, nav_paths, navigation
 from .parts import entry_link, listing_rows, orders_for, part_path, relative, sort_papers, split, title_order
 from .reuse import RenderCache, Reuse
@@ -76,8 +78,12 @@ class Site:
             if cache is not None:
                 cache.envs[str(templates)] = env
         self.env = env
+        # tex: a title or an abstract shown in a page, its TeX read and its math as MathML;
+        # tex_text: the same as plain text, for a page's title and description (core/tex.py);
+        # linked: an abstract as `tex` shows it, with each whole http(s) URL of its text a link.
         self.env.filters.update(first_sentence=first_sentence, url=external_url, trusted=trusted,
-                                shown_date=entries.shown_date, linked=linked_text)
+                                tex=tex_markup, tex_text=tex_text, shown_date=entries.shown_date,
+                                linked=partial(tex_markup, render=linked_text))
         self.env.globals.update(front_matter=self._front_matter, search_url=_search_url,
                                 shown_authors=entries.shown_authors, venue=entries.venue,
                                 confidence=entries.confidence, search_entry=self._search_entry)
@@ -370,7 +376,7 @@ _PREFIX = "\x00"
 
 
 def _search_url(title: str) -> Markup:
-    return external_url("https://arxiv.org/search/?searchtype=title&query=" + quote_plus(title))
+    return external_url("https://arxiv.org/search/?searchtype=title&query=" + quote_plus(tex_text(title)))
 
 
 def template_error(exc: BaseException) -> str | None:
