@@ -435,6 +435,21 @@ def test_corpus_text_is_shown_literally_whatever_the_extensions(tmp_path: Path) 
         assert "<script>alert(4)" not in text and "javascript:alert(5)\"" not in text
 
 
+@pytest.mark.slow
+def test_the_lists_link_their_pages_without_directory_urls(tmp_path: Path) -> None:
+    """The entries of a list are HTML whose links are the pages' URLs (templates/_entry.html.j2):
+    with `use_directory_urls: false` they end in .html, and every link of the site resolves."""
+    project = small_project(tmp_path)
+    config = project / "mkdocs.yml"
+    config.write_text(config.read_text(encoding="utf-8") + "use_directory_urls: false\n", encoding="utf-8")
+    site = mkdocs_build(project)
+    assert check_site(site, base=SITE_PATH) == []
+    entry = content(soup(site / "topics" / "parallelism.html")).select_one("li.survey-entry")
+    assert entry.select_one("a.survey-entry__title")["href"].startswith("../papers/")
+    assert entry.select_one("a.survey-entry__title")["href"].endswith(".html")
+    assert entry.select_one(".survey-meta a")["href"].startswith("../search.html?author=")
+
+
 def test_two_builds_are_byte_identical(real_site: Path, tmp_path: Path) -> None:
     project = make_project(tmp_path)
     again = mkdocs_build(project)

@@ -141,7 +141,8 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
         try:
             site = Site(corpus, Path(self.templates_dir), site_url=config.site_url or "",
                         cache=self.incremental.render if self.incremental else None,
-                        site_name=config.site_name, edit_url=_edit_url(config))
+                        site_name=config.site_name, edit_url=_edit_url(config),
+                        directory_urls=config.use_directory_urls)
             site.compile_templates()
             pages, others = site.pages(), site.files()
             page_paths, other_paths = sorted(pages, key=page_order), sorted(others)

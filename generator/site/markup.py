@@ -144,6 +144,11 @@ def linked_text(text: str, render: Callable[[str], str] = md_text) -> Markup:
     return Markup("".join(out))
 
 
+def href(url: str) -> Markup:
+    """An http(s) URL as an HTML attribute's value (`external_url`, its `&` written `&amp;`)."""
+    return Markup(html.escape(str(external_url(url)), quote=True))
+
+
 def html_attr(text: str) -> str:
     """For front matter values that themes insert into HTML unescaped (title, description)."""
     return html.escape(text, quote=True)

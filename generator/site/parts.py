@@ -81,6 +81,23 @@ def relative(from_path: str, to_path: str) -> str:
     return posixpath.relpath(to_path, posixpath.dirname(from_path) or ".")
 
 
+def page_url(path: str, directory_urls: bool = True) -> str:
+    """The URL, from the site's root, that MkDocs gives the page of a Markdown path:
+    'topics/serving.md' is 'topics/serving/', 'topics/index.md' 'topics/' and 'index.md' '';
+    without directory URLs, 'topics/serving.html'."""
+    base = path.removesuffix(".md")
+    if not directory_urls:
+        return base + ".html"
+    if base == "index":
+        return ""
+    return base.removesuffix("index") if base.endswith("/index") else base + "/"
+
+
+def root_of(path: str, directory_urls: bool = True) -> str:
+    """From the page of a Markdown path up to the site's root, as a relative URL ('../../')."""
+    return "../" * page_url(path, directory_urls).count("/")
+
+
 @dataclass(frozen=True)
 class Link:
     label: str
@@ -150,16 +167,21 @@ def entry_link(from_path: str, listing: Listing, position: int) -> str:
 
 
 def listing_rows(listing: Listing, papers: dict[str, Paper],
-                 listings_of: dict[str, list[tuple[Listing, int]]]) -> list[dict[str, Any]]:
-    """Each entry of a listing: its position, the entry, its paper and the paper's other entries
-    (each with the link to it from this entry's part)."""
+                 listings_of: dict[str, list[tuple[Listing, int]]],
+                 directory_urls: bool = True) -> list[dict[str, Any]]:
+    """Each entry of a listing: its position, the entry, its paper and the paper's other entries,
+    each with the URL that leads to it from this entry's part (the entries are HTML)."""
     rows = []
     for position, entry in enumerate(listing.entries, 1):
         here = part_path(f"listings/{listing.slug}", entry_part(position))
-        elsewhere = [(li, pos, f"#entry-{pos}" if (li.slug, entry_part(pos)) == (
-                          listing.slug, entry_part(position)) else entry_link(here, li, pos))
-                     for li, pos in listings_of.get(entry.paper, [])
-                     if not (li.slug == listing.slug and pos == position)]
+        root = root_of(here, directory_urls)
+        elsewhere = []
+        for li, pos in listings_of.get(entry.paper, []):
+            if li.slug == listing.slug and pos == position:
+                continue
+            there = part_path(f"listings/{li.slug}", entry_part(pos))
+            url = "" if there == here else root + page_url(there, directory_urls)
+            elsewhere.append((li, pos, f"{url}#entry-{pos}"))
         rows.append({"position": position, "entry": entry, "paper": papers[entry.paper],
                      "elsewhere": elsewhere})
     return rows

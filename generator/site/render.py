@@ -26,10 +26,21 @@ from ..corpus.taxonomy import OTHER, Tag, Topic
 from . import entries
 from .feeds import atom_feed
 from .frontmatter import front_matter
-from .markup import external_url, finalize, html_attr, linked_text, trusted
+from .markup import external_url, finalize, href, html_attr, linked_text, trusted
 from .mathml import tex_markup
 from .nav import NavItem, edit_targets, nav_paths, navigation
-from .parts import entry_link, listing_rows, orders_for, part_path, relative, sort_papers, split, title_order
+from .parts import (
+    entry_link,
+    listing_rows,
+    orders_for,
+    page_url,
+    part_path,
+    relative,
+    root_of,
+    sort_papers,
+    split,
+    title_order,
+)
 from .reuse import RenderCache, Reuse
 from .stats import statistics
 from .timeline import chart as timeline_chart
@@ -53,8 +64,11 @@ OTHER_TOPIC = Topic(
 class Site:
     def __init__(self, corpus: Corpus, templates: Path, site_url: str = "",
                  site_name: str = DEFAULT_NAME, cache: RenderCache | None = None,
-                 edit_url: Callable[[str], str] | None = None) -> None:
+                 edit_url: Callable[[str], str] | None = None, directory_urls: bool = True) -> None:
         self.corpus = corpus
+        # What MkDocs's use_directory_urls makes of a page's URL: the lists' entries are HTML
+        # (templates/_entry.html.j2), whose links are URLs, not Markdown paths MkDocs rewrites.
+        self.directory_urls = directory_urls
         # The address that edits a file of the repository ('corpus/papers/x.yaml'), when
         # mkdocs.yml names the repository: a paper page's "Edit this file".
         self.edit_url = edit_url
@@ -83,7 +97,7 @@ class Site:
         # linked: an abstract as `tex` shows it, with each whole http(s) URL of its text a link.
         self.env.filters.update(first_sentence=first_sentence, url=external_url, trusted=trusted,
                                 tex=tex_markup, tex_text=tex_text, shown_date=entries.shown_date,
-                                linked=partial(tex_markup, render=linked_text))
+                                linked=partial(tex_markup, render=linked_text), href=href)
         self.env.globals.update(front_matter=self._front_matter, search_url=_search_url,
                                 shown_authors=entries.shown_authors, venue=entries.venue,
                                 confidence=entries.confidence, search_entry=self._search_entry)
@@ -162,7 +176,7 @@ class Site:
                                      chart=self._timeline([(topic.name, papers)]))
         jobs.append(("listings/index.md", partial(render, "listings.md.j2")))
         for listing in self.listings:
-            rows = listing_rows(listing, self.corpus.papers, self.listings_of)
+            rows = listing_rows(listing, self.corpus.papers, self.listings_of, self.directory_urls)
             # What every part says of the whole listing, counted once rather than on each part.
             shared = sum(1 for r in rows if r["elsewhere"])
             citable = self.citable(self._listed_papers(rows))
@@ -191,6 +205,14 @@ class Site:
 
     def _search_entry(self, paper: Paper) -> str:
         return entries.search_entry(paper, self.topic_name, lambda t: self.tags[t].name, OTHER)
+
+    def url(self, path: str) -> str:
+        """The URL of the page of a Markdown path, from the site's root."""
+        return page_url(path, self.directory_urls)
+
+    def root(self, path: str) -> str:
+        """From the page of a Markdown path to the site's root, as a relative URL."""
+        return root_of(path, self.directory_urls)
 
     def listing_years(self, listing: Listing) -> str:
         return entries.years([self.corpus.papers[s] for s in dict.fromkeys(e.paper for e in listing.entries)])
@@ -226,7 +248,7 @@ class Site:
         return hit[1]
 
     def entry(self, paper: Paper, root: str) -> Markup:
-        """One paper's entry in a list: `_entry.md.j2`'s `entry` macro.
+        """One paper's entry in a list: `_entry.html.j2`'s `entry` macro.
 
         A paper is listed some eight times (each topic and tag, in two orders, on parts at
         different depths), always the same but for the links' root: the macro is rendered once
@@ -235,7 +257,7 @@ class Site:
         text = self._entries.get(paper.slug)
         if text is None:
             if self._entry_macros is None:
-                self._entry_macros = self.env.get_template("_entry.md.j2").make_module(self._context())
+                self._entry_macros = self.env.get_template("_entry.html.j2").make_module(self._context())
             text = self._entries[paper.slug] = str(self._entry_macros.entry(paper, _PREFIX))
         return Markup(text.replace(_PREFIX, root))
 
@@ -344,7 +366,7 @@ class Site:
     def compile_templates(self) -> None:
         """Compile every page template now: a syntax error is reported before any page is
         rendered (and a render in a second process finds them compiled)."""
-        for name in self.env.list_templates(filter_func=lambda n: n.endswith(".md.j2")):
+        for name in self.env.list_templates(filter_func=lambda n: n.endswith(".j2")):
             self.env.get_template(name)
 
     def _render(self, name: str, **context: Any) -> str:
