@@ -23,6 +23,7 @@ from ..classify.model import REVIEW_HIGH, REVIEW_LOW
 from ..classify.why import Why
 from ..core.errors import SurveyError
 from ..core.output import raw
+from ..core.tex import tex_text
 from ..core.text import printable
 from ..corpus.model import Paper
 
@@ -297,7 +298,8 @@ class Session:
                 topic = self.topics[int(first) - 1][0]
                 chosen = [t for t, _ in self.topics if (t in chosen) != (t == topic)]
             elif first == "m":
-                self._pages([*self._title(paper), "", *wrap(self.term.shown(paper.abstract), self._width())])
+                self._pages([*self._title(paper), "", *wrap(self.term.shown(tex_text(paper.abstract)),
+                                                             self._width())])
             elif first == "?":
                 self._pages(HELP.format(n=len(self.topics)).split("\n"))
             elif first == "o":
@@ -345,7 +347,7 @@ class Session:
         return max(self.term.size()[0] - 1, 30)  # never the last column: a terminal may wrap there
 
     def _title(self, paper: Paper) -> list[str]:
-        return wrap(self.term.shown(paper.title), self._width())
+        return wrap(self.term.shown(tex_text(paper.title)), self._width())
 
     def _screen(self, paper: Paper, whys: dict[str, Why], sources: list[str], chosen: list[str], i: int,
                 note: str) -> tuple[list[str], int]:
@@ -372,7 +374,7 @@ class Session:
         room -= len(kept)
         blanks = room > 5
         room -= 2 * blanks
-        text = wrap(shown(paper.abstract), width)
+        text = wrap(shown(tex_text(paper.abstract)), width)
         if len(text) > room:
             hidden = len(text) - max(room - 1, 0)
             more = f"… m: all of the abstract ({hidden} more line{'s' * (hidden > 1)})"
