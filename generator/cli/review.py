@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import functools
 import sys
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..classify.why import Why
 from ..core.errors import SurveyError
@@ -24,6 +26,10 @@ from ..corpus.glance import Glance
 from ..corpus.model import Paper
 from ..corpus.store import Corpus
 from ..corpus.taxonomy import Taxonomy
+
+if TYPE_CHECKING:
+    from .screen import Session
+    from .terminal import Terminal
 
 
 def review_arguments(p: argparse.ArgumentParser) -> None:
@@ -45,46 +51,60 @@ def cmd_review(args: argparse.Namespace) -> int:
             raise SurveyError("--topic and SLUG choose papers to review; --apply applies every decision "
                               "of its file")
         return _apply(args)
-    root = Path(args.corpus)
     if args.slugs and args.topic:
         raise SurveyError("give SLUGs or --topic, not both")
+    sitting = Sitting(Path(args.corpus), args.slugs, args.topic)
     if not args.list and not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise SurveyError("not on a terminal: --list prints the queue, --apply FILE applies decisions")
-    from ..corpus.glance import glance_papers
-
-    taxonomy = _taxonomy(root)
-    glances = glance_papers(root)
-    if args.slugs:
-        known = {g.slug for g in glances}
-        for slug in args.slugs:
-            if slug not in known:
-                raise SurveyError(_no_paper(slug, root, sorted(known)))
-        slugs = list(dict.fromkeys(args.slugs))
-    else:
-        from ..classify.review import queue
-
-        slugs = [p.slug for p in queue(glances, taxonomy.topic_ids, args.topic)]
-    reviewed = sum(g.reviewed for g in glances)
     if args.list:
-        print_queue({g.slug: g for g in glances}, slugs, args.topic)
+        print_queue(sitting.glances, sitting.slugs, args.topic)
         return 0
-    if not slugs:
+    if not sitting.slugs:
         print("survey review: no paper is waiting: a person has reviewed the topics of every paper"
               + (f" on or near {args.topic}" if args.topic else ""))
         return 0
-    from .screen import KeyReader, Progress, Session, Terminal
+    from .terminal import KeyReader, Terminal
 
-    book = Book(root, taxonomy, today())
-    topics = [(t.id, t.name) for t in taxonomy.topics]
     with KeyReader() as keys:
         def key() -> str:
-            book.start()  # the first paper is on screen: read the rest while the curator reads it
+            sitting.book.start()  # the first paper is on screen: read the rest while the curator reads
             return keys()
 
-        done = Session(book, slugs, Terminal(key), Progress(reviewed, len(glances)), topics,
-                       waiting_only=not args.slugs).run()
+        done = sitting.session(Terminal(key)).run()
     print(done.summary())
     return 0
+
+
+class Sitting:
+    """The papers of one `survey review`: SLUGs as given (each must be a paper of the corpus),
+    else the queue (classify/review.py), read from what the files store."""
+
+    def __init__(self, root: Path, slugs: Sequence[str] = (), topic: str | None = None) -> None:
+        from ..corpus.glance import glance_papers
+
+        self.root, self.given = root, bool(slugs)
+        self.taxonomy = _taxonomy(root)
+        self.glances = {g.slug: g for g in glance_papers(root)}
+        if slugs:
+            for slug in slugs:
+                if slug not in self.glances:
+                    raise SurveyError(_no_paper(slug, root, sorted(self.glances)))
+            self.slugs = list(dict.fromkeys(slugs))
+        else:
+            from ..classify.review import queue
+
+            self.slugs = [p.slug for p in queue(self.glances.values(), self.taxonomy.topic_ids, topic)]
+
+    @functools.cached_property
+    def book(self) -> Book:
+        return Book(self.root, self.taxonomy, today())
+
+    def session(self, term: Terminal) -> Session:
+        from .screen import Progress, Session
+
+        reviewed = sum(g.reviewed for g in self.glances.values())
+        return Session(self.book, self.slugs, term, Progress(reviewed, len(self.glances)),
+                       [(t.id, t.name) for t in self.taxonomy.topics], waiting_only=not self.given)
 
 
 def print_queue(glances: dict[str, Glance], slugs: list[str], topic: str | None = None) -> None:
@@ -149,10 +169,8 @@ class Book:
     the queue itself opens from corpus/glance.py in a fraction of that)."""
 
     def __init__(self, root: Path, taxonomy: Taxonomy, today: str) -> None:
-        from ..corpus.glance import glance_listings
-
         self.root, self.taxonomy, self.today = root, taxonomy, today
-        self.listed = glance_listings(root)
+        self.listed: dict[str, list[tuple[str, int]]] | None = None  # read with the first paper
         self._corpus: Corpus | None = None
         self._failed: SurveyError | None = None
         self._loading = threading.Thread(target=self._load, daemon=True)
@@ -193,6 +211,11 @@ class Book:
         return why(self.taxonomy, paper.title, paper.abstract)
 
     def sources(self, slug: str) -> list[str]:
+        """Each listing that holds the paper, and its place there."""
+        from ..corpus.glance import glance_listings
+
+        if self.listed is None:
+            self.listed = glance_listings(self.root)
         return [f"{name} (#{pos})" for name, pos in self.listed.get(slug, [])]
 
     def decide(self, slug: str, topics: list[str]) -> Written:
@@ -236,9 +259,7 @@ class Book:
             write_files(corpus, files)
             self._corpus = with_files(corpus, files)
             if any(rel.startswith("listings/") for rel, _ in files):  # a rejection, or its undo
-                from ..corpus.glance import glance_listings
-
-                self.listed = glance_listings(self.root)
+                self.listed = None
 
     def _text(self, rel: str) -> str | None:
         path = self.root / rel

@@ -1,34 +1,26 @@
-"""`survey review`'s terminal: one paper a screen, decided with single keys.
+"""`survey review`'s sitting: one paper a screen, decided with single keys (cli/terminal.py).
 
 The screen fits the terminal (80x24 and up, measured at each key): the header (where the
 sitting is, and how much of the survey a person has reviewed), the title, the authors and the
 topics with their keys always show; the date, arXiv id, where the paper came from and its tags
 next; the abstract gets the lines left, and `m` shows all of it. Under each topic, the words of
-the paper that point to it (classify/why.py). Every text a file brings is escaped by the
-output boundary (core/output.py); the layout escapes it first, so that its width is what the
-terminal shows.
+the paper that point to it (classify/why.py). Every text a file brings is escaped (core/output.py)
+before it is measured, so that a line's width is what the terminal shows.
 """
 
 from __future__ import annotations
 
-import os
-import shutil
-import sys
-import unicodedata
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Protocol, TextIO
+from dataclasses import dataclass
+from typing import Protocol
 
 from ..classify.model import REVIEW_HIGH, REVIEW_LOW
 from ..classify.why import Why
 from ..core.errors import SurveyError
-from ..core.output import raw
 from ..core.tex import tex_text
 from ..core.text import printable
 from ..corpus.model import Paper
-
-CLEAR = "\x1b[H\x1b[2J"
-BOLD, PLAIN = "\x1b[1m", "\x1b[0m"
+from .terminal import Terminal, cells, cut, wrap
 
 
 class Desk(Protocol):
@@ -48,131 +40,6 @@ class Progress:
 
     reviewed: int
     papers: int
-
-
-class KeyReader:
-    """Single key presses from the terminal, without Enter or echo, until closed."""
-
-    def __enter__(self) -> Callable[[], str]:
-        import termios
-        import tty
-
-        self.fd = sys.stdin.fileno()
-        self.saved = termios.tcgetattr(self.fd)
-        tty.setcbreak(self.fd)  # keeps Ctrl-C a signal: it quits like q
-        return self.key
-
-    def key(self) -> str:
-        data = os.read(self.fd, 32)  # an arrow key is several bytes at once: read them as one
-        return data.decode("utf-8", "replace") if data else "\x04"
-
-    def __exit__(self, *exc: object) -> None:
-        import termios
-
-        termios.tcsetattr(self.fd, termios.TCSADRAIN, self.saved)
-
-
-def _size() -> tuple[int, int]:
-    columns, lines = shutil.get_terminal_size((80, 24))
-    return columns, lines
-
-
-def _open_link(url: str) -> bool:
-    import webbrowser
-
-    try:
-        return webbrowser.open(url)
-    except webbrowser.Error:
-        return False
-
-
-@dataclass
-class Terminal:
-    """What the session needs of a terminal; a test gives its own keys, output and size."""
-
-    key: Callable[[], str]
-    out: TextIO = field(default_factory=lambda: sys.stdout)
-    size: Callable[[], tuple[int, int]] = lambda: _size()
-    open: Callable[[str], bool] = field(default_factory=lambda: _open_link)
-
-    def show(self, lines: list[str], bold: int = 0) -> None:
-        """The screen cleared, then the lines, the first `bold` of them after the first in bold
-        (the title). The controls are the terminal's own (core/output.raw); the lines are
-        escaped already (`shown`)."""
-        raw(self.out, CLEAR)
-        for i, line in enumerate(lines):
-            if i:
-                self.out.write("\n")
-            if 1 <= i <= bold:
-                raw(self.out, BOLD)
-                self.out.write(line)
-                raw(self.out, PLAIN)
-            else:
-                self.out.write(line)
-        self.out.flush()
-
-    def shown(self, text: str) -> str:
-        """Text as this terminal shows it: controls escaped, and a character its encoding
-        cannot show as its escape (what core/output.py writes), so that widths are right."""
-        text = printable(text)
-        encoding = getattr(self.out, "encoding", None) or "utf-8"
-        try:
-            text.encode(encoding)
-        except UnicodeEncodeError:
-            text = text.encode(encoding, "backslashreplace").decode(encoding)
-        except LookupError:
-            pass
-        return text
-
-    def dot(self) -> str:
-        """The separator of a line's parts: a middle dot where the terminal can show one."""
-        return " · " if self.shown("·") == "·" else " - "
-
-
-def cells(text: str) -> int:
-    """The columns a text takes on a terminal: two for a wide character, none for a combining one."""
-    if text.isascii():
-        return len(text)
-    return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1
-               for c in text)
-
-
-def cut(text: str, width: int) -> str:
-    """The text cut to `width` columns, with … where it was cut."""
-    if cells(text) <= width:
-        return text
-    out, used = [], 0
-    for c in text:
-        w = cells(c)
-        if used + w > width - 1:
-            break
-        out.append(c)
-        used += w
-    return "".join(out).rstrip() + "…"
-
-
-def wrap(text: str, width: int) -> list[str]:
-    """Words to lines of at most `width` columns; a word longer than a line is cut into lines."""
-    lines: list[str] = []
-    line = ""
-    for word in text.split():
-        while cells(word) > width:
-            if line:
-                lines.append(line)
-                line = ""
-            head = cut(word, width + 1)[:-1] or word[0]
-            lines.append(head)
-            word = word[len(head):]
-        if not line:
-            line = word
-        elif cells(line) + 1 + cells(word) <= width:
-            line += " " + word
-        else:
-            lines.append(line)
-            line = word
-    if line:
-        lines.append(line)
-    return lines
 
 
 HELP = """Keys of survey review
@@ -242,10 +109,27 @@ class Session:
             self.outcome[i] = answer
             note, undone = _after(answer, paper), False
             i = next((j for j in range(i + 1, len(self.slugs)) if j not in self.outcome), len(self.slugs))
+            if i == len(self.slugs) and self.history and self._last(note):
+                i, note, undone = self._undo()
         self.term.show([])
+        return self._done()
+
+    def _done(self) -> Done:
         counts = list(self.outcome.values())
         return Done(counts.count("decided"), counts.count("rejected"), counts.count("skipped"),
                     len(self.slugs) - len(counts) + counts.count("skipped"))
+
+    def _last(self, note: str) -> bool:
+        """At the end of the papers: whether the curator takes back the last decision (u)."""
+        width = self._width()
+        lines = ["survey review: that was the last paper of this sitting", "",
+                 *wrap(self.term.shown(note), width), *wrap(self._done().summary(), width), "",
+                 "u: undo your last decision · any other key: end".replace(" · ", self.term.dot())]
+        self.term.show(lines)
+        try:
+            return self.term.key()[:1] == "u"
+        except KeyboardInterrupt:
+            return False
 
     def _undo(self) -> tuple[int, str, bool]:
         i, token, was_reviewed = self.history.pop()
@@ -362,7 +246,8 @@ class Session:
         authors = _authors(paper, width, shown)
         topics, reasons = self._topics(paper, whys, chosen, width)
         keys = cut(KEYS.format(n=len(self.topics)), width)
-        tail = [keys, *([cut(shown(note), width)] if note else [])]
+        said = wrap(shown(note), width)  # a link to open by hand may be long: up to three lines
+        tail = [keys, *said[:2], *([cut(" ".join(said[2:]), width)] if len(said) > 2 else [])]
         fixed = 1 + len(title) + 1 + len(topics) + len(tail)
         room = rows - fixed  # for what may go: the paper's facts, reasons, blank lines, the abstract
         facts = _facts(paper, sources, width, shown, dot)[:max(0, room - 3)]
