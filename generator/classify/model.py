@@ -131,10 +131,12 @@ KEEP = 3000
 
 
 def train(taxonomy: Taxonomy, docs: Sequence[tuple[str, str]], gold: Sequence[Sequence[str]],
-          feats: Sequence[dict[str, float]] | None = None) -> dict[str, TopicWeights]:
+          feats: Sequence[dict[str, float]] | None = None,
+          known: Sequence[frozenset[str] | None] | None = None) -> dict[str, TopicWeights]:
     """Fit one L2-regularised logistic regression per topic and keep its KEEP largest effects.
     `feats`: the docs' features, when the caller has them (cross-validation trains k models on
-    the same papers: their features, most of a fit's time, are computed once)."""
+    the same papers: their features, most of a fit's time, are computed once). `known`: for each
+    doc, the topics it is evidence for (None: all); a topic learns from those docs only."""
     import numpy as np
     from sklearn.feature_extraction import DictVectorizer
     from sklearn.linear_model import LogisticRegression
@@ -154,12 +156,13 @@ def train(taxonomy: Taxonomy, docs: Sequence[tuple[str, str]], gold: Sequence[Se
     mean_abs = np.asarray(abs(x).mean(axis=0)).ravel()
     out = {}
     for topic in taxonomy.topics:
-        y = np.array([topic.id in g for g in gold])
+        rows = np.array([k is None or topic.id in k for k in known or [None] * len(gold)], dtype=bool)
+        y = np.array([topic.id in g for g in gold])[rows]
         if y.all() or not y.any():
             continue
         model = LogisticRegression(C=C, solver="liblinear", class_weight="balanced", max_iter=1000,
                                    random_state=0)  # liblinear shuffles: the same labels, the same weights
-        model.fit(x, y)
+        model.fit(x if rows.all() else x[rows], y)
         w = model.coef_.ravel()
         effect = np.abs(w) * mean_abs
         order = sorted(range(len(w)), key=lambda i: (-effect[i], names[i]))[:KEEP]

@@ -57,17 +57,20 @@ class Doc:
 TextsOf = Callable[[str], "dict[str, tuple[str, str]] | None"]
 
 
-def load_labelled(corpus: Corpus, labels_paths: Sequence[Path], texts_of: TextsOf) -> list[Doc]:
+def load_labelled(corpus: Corpus, labels_paths: Sequence[Path], texts_of: TextsOf,
+                  skipped: list[str] | None = None) -> list[Doc]:
     """The labelled papers of every labels file with their texts: real papers (`id`) from the
     file the labels name as their `source`, seed papers (`slug`) from the corpus. Each paper's
-    `source` is its labels file's `name`, so that quality is reported for each source apart."""
+    `source` is its labels file's `name`, so that quality is reported for each source apart.
+    With `skipped`, a labels file whose texts are not found is left out and named there (else
+    it is an error)."""
     docs: list[Doc] = []
     for path in labels_paths:
-        docs += _load_one(corpus, path, texts_of)
+        docs += _load_one(corpus, path, texts_of, skipped)
     return docs
 
 
-def _load_one(corpus: Corpus, labels_path: Path, texts_of: TextsOf) -> list[Doc]:
+def _load_one(corpus: Corpus, labels_path: Path, texts_of: TextsOf, skipped: list[str] | None) -> list[Doc]:
     shown = str(labels_path)
     data = load_yaml(read_text(labels_path, shown), shown)
     if not isinstance(data, dict) or not isinstance(data.get("papers"), list):
@@ -77,6 +80,10 @@ def _load_one(corpus: Corpus, labels_path: Path, texts_of: TextsOf) -> list[Doc]
     source = str(data.get("source") or "")
     if any(isinstance(row, dict) and "id" in row for row in data["papers"]):
         found = texts_of(source) if source else None
+        if found is None and skipped is not None:
+            skipped.append(f"{shown} (the texts of its papers, {source or '(no source named)'}, "
+                           "were not found)")
+            return []
         if found is None:
             raise CorpusError(shown, f"the texts of its papers, {source or '(no source named)'}, "
                                      "were not found (--texts)", field="source")

@@ -16,7 +16,7 @@ from ..core.output import escaped, raw
 from ..core.progress import Progress
 from ..core.settings import read_settings
 from .review import cmd_review, review_arguments
-from .topics import cmd_classify, cmd_explain, cmd_quality, cmd_train, labelled_args, quality_args
+from .topics import cmd_classify, cmd_explain, cmd_quality, cmd_train, quality_args, train_args
 
 
 def today() -> str:
@@ -89,9 +89,9 @@ def build_parser() -> argparse.ArgumentParser:
     quality_args(p)
     _corpus_arg(p)
 
-    p = sub.add_parser("train", help="fit the topic model on the labelled papers and write "
-                                     "corpus/topic_model.yaml")
-    labelled_args(p)
+    p = sub.add_parser("train", help="fit the topic model on the corpus's reviewed papers and the "
+                                     "labelled papers, and write corpus/topic_model.yaml")
+    train_args(p)
     _corpus_arg(p)
 
     p = sub.add_parser("build", help="write the site's generated Markdown to a folder")
@@ -215,9 +215,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(f"survey check: {note}")
     corpus, problems = check_corpus(Path(args.corpus))
     for hidden in corpus.ignored:
-        why = (": the leftover of a write an older survey interrupted; delete it"
-               if os.path.basename(hidden).startswith(".tmp-") else "")
-        print(f"survey check: {hidden}: a hidden file, not read{why}")
+        print(f"survey check: {hidden}: a hidden file, not read")
     for problem in problems:
         print(problem, file=sys.stderr)
     if problems:

@@ -190,24 +190,71 @@ def texts_reader(paths: list[Path]):  # type: ignore[no-untyped-def]
     return texts_of
 
 
+def train_args(p: argparse.ArgumentParser) -> None:
+    labelled_args(p)
+    p.add_argument("--no-labels", action="store_true",
+                   help="learn from the corpus's own decisions alone, no labels file")
+
+
 def cmd_train(args: argparse.Namespace) -> int:
     from ..classify.model import train
+    from ..classify.quality import load_labelled
+    from ..classify.training import training_set
     from ..core.yamlio import dump_yaml
+    from ..corpus.store import load_corpus
     from ..corpus.taxonomy import MODEL_FILE
     from ..corpus.writes import write_files
 
-    corpus, docs = _labelled(args)
-    pool = [d for d in docs if d.split != "heldout"]
-    weights = train(corpus.taxonomy, [(d.title, d.abstract) for d in pool], [d.gold for d in pool])
-    header = (
-        "# The topic model: a bias and weights a topic (generator/classify/model.py says how they are\n"
-        f"# used). Written by `survey train` from the {len(pool)} papers of the tune split of\n"
-        f"# {' and '.join(args.labels or LABELS)}. A curator may edit a weight or delete a line;\n"
-        "# `survey explain SLUG` shows which weights decided a paper, `survey quality` what an edit costs.\n"
-    )
-    data = {"topics": {t: {"bias": w.bias, "weights": w.weights} for t, w in weights.items()}}
-    written = write_files(corpus, [(MODEL_FILE, header + dump_yaml(data))])
-    print(f"survey train: {len(pool)} papers, "
+    if args.no_labels and args.labels:
+        raise SurveyError("--no-labels and --labels: choose one")
+    corpus = load_corpus(args.corpus)
+    # The project's own labels files by default, where they and their texts are (a survey of
+    # other topics, or a clone without ../shared/real, learns from its own decisions); a file
+    # named with --labels must be read.
+    given = [Path(p) for p in args.labels or []]
+    paths = [] if args.no_labels else given or [Path(p) for p in LABELS if Path(p).is_file()]
+    skipped: list[str] | None = None if given else []
+    texts = texts_reader([Path(p) for p in (args.texts or [DEFAULT_TEXTS])])
+    docs = load_labelled(corpus, paths, texts, skipped)
+    data = training_set(corpus, docs)
+    examples = data.examples
+    if not examples:
+        raise SurveyError(f"nothing to learn from: no paper of {args.corpus} has reviewed topics "
+                          "(`survey review`) and no labels file was read")
+    weights = train(corpus.taxonomy, [(e.title, e.abstract) for e in examples], [e.topics for e in examples],
+                    known=[e.known for e in examples])
+    untrained = [t for t in corpus.taxonomy.topic_ids if t not in weights]
+    learnt = _learnt_from(data, [p for p in paths if str(p) not in "".join(skipped or [])])
+    import textwrap
+
+    header = "".join(f"# {line}\n" for line in textwrap.wrap(
+        "The topic model: a bias and weights a topic (generator/classify/model.py says how they are "
+        f"used). Written by `survey train` from {learnt}. A curator may edit a weight or delete a "
+        "line; `survey explain SLUG` shows which weights decided a paper, `survey quality` what an "
+        "edit costs.", 98))
+    model = {"topics": {t: {"bias": w.bias, "weights": w.weights} for t, w in weights.items()}}
+    written = write_files(corpus, [(MODEL_FILE, header + dump_yaml(model))])
+    for line in skipped or []:
+        print(f"survey train: left out {line}")
+    if data.held_out:
+        print(f"survey train: left out {data.held_out} reviewed paper(s) that a labels file holds out "
+              "(never trained on, so that survey quality measures the model honestly)")
+    if untrained:
+        print(f"survey train: no model for {', '.join(untrained)}: no paper to learn from has it, or "
+              "none lacks it (decide some in survey review, then train again)")
+    print(f"survey train: {len(examples)} papers ({learnt}), "
           + ", ".join(f"{t} {len(w.weights)} weights" for t, w in weights.items())
-          + f"; {'wrote' if written else 'unchanged'} {corpus.root / MODEL_FILE}")
+          + f"; {'wrote' if written else 'unchanged'} {corpus.root / MODEL_FILE}"
+          + ("; `survey classify --write` refreshes the suggestions of the papers nobody reviewed"
+             if written else ""))
     return 0
+
+
+def _learnt_from(data, paths: list[Path]) -> str:  # type: ignore[no-untyped-def]
+    parts = [f"{data.count('corpus')} reviewed papers of the corpus"]
+    if data.count("rejected"):
+        parts.append(f"{data.count('rejected')} rejected papers")
+    parts += [f"the {n} tune papers of {name}" for name, n in data.labelled.items()]
+    if paths and not data.labelled:
+        parts.append(f"the tune papers of {' and '.join(map(str, paths))}")
+    return ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]

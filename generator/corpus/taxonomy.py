@@ -230,10 +230,13 @@ def _threshold(raw: dict[str, Any], path: str, entry: str, default: int) -> int:
     return value
 
 
-def _rules(raw: dict[str, Any], path: str, entry: str) -> list[Rule]:
-    value = raw.get("rules")
-    if not isinstance(value, list) or not value:
-        raise CorpusError(path, "must be a non-empty list of rules", entry=entry, field="rules")
+def _rules(raw: dict[str, Any], path: str, entry: str, required: bool = True) -> list[Rule]:
+    """A tag's rules are all that suggest it; a topic may have none (a curator adds a topic with
+    a description, and `survey train` learns it from their decisions in `survey review`)."""
+    value = raw.get("rules", None if required else [])
+    if not isinstance(value, list) or (required and not value):
+        raise CorpusError(path, f"must be a {'non-empty ' if required else ''}list of rules", entry=entry,
+                          field="rules")
     found = _Found()
     rules = [found.get(_rule, item, path, entry, f"rules[{i}]") for i, item in enumerate(value)]
     raise_problems(found.problems)
@@ -281,7 +284,7 @@ def _topic(raw: Any, path: str, i: int) -> Topic:
     summary = found.get(_text, r, "summary", path, ident, True, MAX_SUMMARY)
     description = found.get(_text, r, "description", path, ident, True, MAX_DESCRIPTION)
     threshold = found.get(_threshold, r, path, ident, 3, default=3)
-    rules = found.get(_rules, r, path, ident, default=[])
+    rules = found.get(_rules, r, path, ident, False, default=[])
     raise_problems(found.problems)
     return Topic(id=ident, name=name, description=description, threshold=threshold, rules=rules,
                  summary=summary)
