@@ -197,13 +197,13 @@ class Book:
         return self._corpus
 
     def paper(self, slug: str) -> Paper:
-        from ..core.yamlio import load_yaml, read_text
+        from ..corpus.store import read_record
 
         path = self.root / "papers" / f"{slug}.yaml"
         if not path.exists():
             raise FileNotFoundError(path)
-        shown = shown_path(path)
-        return Paper.from_dict(load_yaml(read_text(path, shown), shown), shown)
+        paper: Paper = read_record(path, Paper, shown_path(path))
+        return paper
 
     def why(self, paper: Paper) -> list[Why]:
         from ..classify.why import why

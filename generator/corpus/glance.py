@@ -20,7 +20,7 @@ import yaml
 
 from ..core.errors import CorpusError, SurveyError
 from ..core.text import shown_path
-from ..core.yamlio import TextLoader, load_yaml, read_text
+from ..core.yamlio import MAX_PAPER_BYTES, TextLoader, load_yaml, read_text
 from .journal import pending
 from .lock import CorpusLock
 from .model import FRACTION_RE, Paper
@@ -54,7 +54,7 @@ def glance_papers(root: Path) -> list[Glance]:
 
 
 def _glance(path: Path, shown: str) -> Glance:
-    text = read_text(path, shown)
+    text = read_text(path, shown, MAX_PAPER_BYTES)
     try:
         node = yaml.compose(text, Loader=TextLoader)  # type: ignore[arg-type]
     except (yaml.YAMLError, RecursionError):

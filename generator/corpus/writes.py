@@ -13,12 +13,12 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ..core.errors import CorpusError, SurveyError
-from ..core.yamlio import load_yaml
+from ..core.yamlio import load_yaml, too_big
 from .check import duplicate_problems, listing_problems, rejected_problems, vocabulary_problems
-from .journal import commit
+from .journal import Untrusted, commit, read_plain
 from .model import Listing, Paper
 from .rejected import REJECTED_FILE, rejected_entries
-from .store import Corpus, shown_path
+from .store import Corpus, largest, shown_path
 from .taxonomy import MODEL_FILE, Taxonomy, weights_from_data
 
 
@@ -39,11 +39,13 @@ def write_files(corpus: Corpus, files: Iterable[tuple[str, str | None]]) -> list
 
 
 def _same(path: Path, text: str | None) -> bool:
+    """Whether path holds text (None: nothing), read as a recovery reads (no link followed, no
+    FIFO opened): a file that is anything else is replaced."""
     if text is None:
         return not os.path.lexists(path)
     try:
-        return not path.is_symlink() and path.read_bytes() == text.encode("utf-8")
-    except OSError:
+        return read_plain(path) == text.encode("utf-8")
+    except Untrusted:
         return False
 
 
@@ -73,7 +75,10 @@ def with_files(corpus: Corpus, files: Iterable[tuple[str, str | None]]) -> Corpu
             continue
         data = load_yaml(text, shown)
         if folder in ("papers", "listings") and name.endswith(".yaml"):
-            record = (Paper if folder == "papers" else Listing).from_dict(data, shown)
+            cls = Paper if folder == "papers" else Listing
+            if len(text.encode("utf-8")) > largest(cls):
+                raise too_big(shown, len(text.encode("utf-8")), largest(cls))
+            record = cls.from_dict(data, shown)
             if record.slug != name[:-5]:
                 raise CorpusError(shown, f"slug {record.slug!r} does not match the file name",
                                   entry=record.slug, field="slug")
