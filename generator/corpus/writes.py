@@ -15,7 +15,7 @@ from pathlib import Path
 from ..core.errors import CorpusError, SurveyError
 from ..core.yamlio import load_yaml
 from .check import duplicate_problems, listing_problems, rejected_problems, vocabulary_problems
-from .journal import commit
+from .journal import Untrusted, commit, read_plain
 from .model import Listing, Paper
 from .rejected import REJECTED_FILE, rejected_entries
 from .store import Corpus, shown_path
@@ -39,11 +39,13 @@ def write_files(corpus: Corpus, files: Iterable[tuple[str, str | None]]) -> list
 
 
 def _same(path: Path, text: str | None) -> bool:
+    """Whether path holds text (None: nothing), read as a recovery reads (no link followed, no
+    FIFO opened): a file that is anything else is replaced."""
     if text is None:
         return not os.path.lexists(path)
     try:
-        return not path.is_symlink() and path.read_bytes() == text.encode("utf-8")
-    except OSError:
+        return read_plain(path) == text.encode("utf-8")
+    except Untrusted:
         return False
 
 
