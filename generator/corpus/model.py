@@ -45,7 +45,7 @@ def is_date(text: str, day: bool = False) -> bool:
 
 PAPER_FIELDS = (
     "slug", "title", "alternate_titles", "abstract", "arxiv", "authors", "et_al", "date",
-    "links", "topics", "confidence", "tags", "added", "enriched", "curated",
+    "links", "topics", "confidence", "doubt", "tags", "added", "enriched", "curated",
 )
 LISTING_FIELDS = ("slug", "name", "date", "description", "source", "origin", "sha256", "entries")
 
@@ -85,6 +85,10 @@ class Paper:
     # shown beside a topic no person has reviewed (computing it at build time would cost a
     # regular-expression scan of every paper, 7.7 s a thousand papers, 40% of a build).
     confidence: dict[str, float] = field(default_factory=dict)
+    # How many of its topic decisions the model expects to be wrong, as it was when it suggested
+    # them: the order of `survey review` (classify/review.py), read from the file because scoring
+    # every waiting paper again took most of the queue's start (issue 35).
+    doubt: float | None = None
     alternate_titles: list[str] = field(default_factory=list)
     arxiv: str | None = None
     authors: list[str] = field(default_factory=list)
@@ -155,6 +159,7 @@ class Paper:
                 f.problem("curated", f"{shorten(name)} is not a curatable field ({', '.join(CURATABLE)})")
         topics, tags = f.text_list("topics"), f.text_list("tags")
         confidence = _confidence(f, topics)
+        doubt = _doubt(f)
         alternate_titles = f.text_list("alternate_titles", limit=MAX_TITLE)
         # Two co-authors may share a name ('Chen Li' twice in 45 real papers): real data.
         authors = f.text_list("authors", unique=False, limit=MAX_NAME, items=MAX_AUTHORS, names=True)
@@ -170,7 +175,7 @@ class Paper:
         assert slug is not None and title is not None and abstract is not None
         return cls(
             slug=slug, title=title, abstract=abstract, topics=topics, tags=tags, confidence=confidence,
-            alternate_titles=alternate_titles, arxiv=arxiv, authors=authors, et_al=et_al is True,
+            doubt=doubt, alternate_titles=alternate_titles, arxiv=arxiv, authors=authors, et_al=et_al is True,
             date=date, links=links,
             added=added, enriched=enriched, curated=[c for c in CURATABLE if c in curated],
         )
@@ -193,6 +198,8 @@ class Paper:
         out["topics"] = list(self.topics)
         if self.confidence:
             out["confidence"] = {t: self.confidence[t] for t in self.topics if t in self.confidence}
+        if self.doubt is not None:
+            out["doubt"] = self.doubt
         out["tags"] = list(self.tags)
         if self.added:
             out["added"] = self.added
@@ -246,6 +253,22 @@ def _confidence(f: Fields, topics: list[str]) -> dict[str, float]:
         else:
             out[topic] = number
     return out
+
+
+DOUBT_RE = re.compile(r"^\d{1,3}(?:\.\d{1,6})?\Z", re.ASCII)
+MAX_DOUBT = 200  # one a topic at most: a taxonomy of more topics than this is no survey's
+
+
+def _doubt(f: Fields) -> float | None:
+    raw = f.data.get("doubt")
+    if raw is None:
+        return None
+    if isinstance(raw, bool) or not isinstance(raw, (int, float, str)) or (
+            isinstance(raw, str) and not DOUBT_RE.match(raw)) or not 0 <= float(raw) <= MAX_DOUBT:
+        f.problem("doubt", f"{shorten(raw)} is not a number from 0 to {MAX_DOUBT} (the topics the model "
+                           "expects to be wrong)")
+        return None
+    return float(raw)
 
 
 def _fraction(value: Any) -> float | None:
