@@ -128,6 +128,16 @@ def survey_process(*args: str, cwd: Path | None = None, input: str | None = None
     )
 
 
+def counted(*args: str, env: dict[str, str] | None = None,
+            ) -> tuple[subprocess.CompletedProcess[str], list[str]]:
+    """Run the real command with SURVEY_FAULT=count: its result, and the names of its write's
+    file operations in order (generator/corpus/faults.py), from which a kill test takes its
+    points: SURVEY_FAULT=kill-after=K stops the command before the operation steps[K]."""
+    result = survey_process(*args, env={**(env or {}), "SURVEY_FAULT": "count"})
+    return result, [line.split(" ", 3)[3] for line in result.stderr.splitlines()
+                    if line.startswith("survey fault: ")]
+
+
 def snapshot(folder: Path) -> dict[str, bytes]:
     """Every file's bytes, but the lock's: every command that reads or writes makes it, and
     writes who holds it in it (generator/corpus/lock.py)."""

@@ -25,7 +25,7 @@ from conftest import (
     unfill,
 )
 
-from generator.core.text import typeset_tex
+from generator.core.tex import bib_text, tex_parts
 from generator.corpus.export import bib_file, bibtex, bibtex_keys
 from generator.corpus.model import Paper
 from generator.corpus.store import load_corpus
@@ -56,7 +56,7 @@ ZERO = "zero-memory-optimizations-toward-training-trillion-parameter"
     (r"the 4\textsuperscript{th} at 10\textsuperscript{-3}, H\textsubscript{2}O", "the 4th at 10⁻³, H₂O"),
 ])
 def test_latex_of_bibtex_reads_as_typeset(tex: str, shown: str) -> None:
-    assert typeset_tex(tex) == shown
+    assert bib_text(tex) == shown
 
 
 # --- the real bibliographies ----------------------------------------------------------------------
@@ -241,12 +241,18 @@ def own_export(papers: list[Paper], path: Path) -> Path:
 
 def test_our_own_bib_export_reads_back_exactly(tmp_path: Path) -> None:
     """Every committed paper, exported as the site's .bib files do (given a year, so that each
-    is citable), reads back with the same title, authors and arXiv id, character for character."""
+    is citable), reads back with the same title, authors and arXiv id, character for character:
+    the title as a page shows it, its TeX read and its math kept as TeX (issue 34)."""
     papers = load_corpus(ROOT / "corpus").sorted_papers()
+    papers.append(Paper(slug="tex-title", title=r"MoE$^2$ at 2.4\times in $\mathcal{O}(n)$ for \$5 {x}",
+                        abstract="x", date="2025"))
     for paper in papers:
         paper.date = paper.date or "2024"
     entries = read_source(own_export(papers, tmp_path / "all.bib")).entries
-    assert [(e.title, e.authors, e.arxiv) for e in entries] == [(p.title, p.authors, p.arxiv) for p in papers]
+    assert entries[-1].title == r"MoE² at 2.4× in $\mathcal{O}(n)$ for $5 {x}"
+    shown = ["".join(f"${p.text}$" if p.math else p.text for p in tex_parts(paper.title)) for paper in papers]
+    assert [(e.title, e.authors, e.arxiv) for e in entries] == list(zip(
+        shown, [p.authors for p in papers], [p.arxiv for p in papers], strict=True))
 
 
 def test_enrich_from_our_own_bib_export_gives_back_what_it_holds(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from bs4 import BeautifulSoup
 from conftest import (
     FIXTURES,
     SEED_NAMES,
@@ -378,7 +379,9 @@ def test_homonymous_co_authors_import_check_and_build(tmp_path: Path) -> None:
     assert html.count("Chen Li") >= 2
 
 
-def test_latex_of_arxiv_texts_reads_as_typeset(tmp_path: Path) -> None:
+@pytest.mark.slow
+def test_latex_of_arxiv_texts_is_kept_and_shown_as_typeset(tmp_path: Path) -> None:
+    """The corpus keeps a text as the source gave it (issue 34); its page reads the TeX."""
     corpus = new_corpus(tmp_path)
     source = _daily_papers(tmp_path, _hf_paper(
         "2507.00002", "Prefill \\& Decode for\n  Pok\\'eChamp at \\$60",
@@ -387,9 +390,19 @@ def test_latex_of_arxiv_texts_reads_as_typeset(tmp_path: Path) -> None:
         ["Ada Wong"]))
     assert survey("import", str(source), "--corpus", str(corpus)).returncode == 0
     (paper,) = load_corpus(corpus).papers.values()
-    assert paper.title == "Prefill & Decode for PokéChamp at $60"
-    assert paper.abstract == ("Gains of 12.3% with fast kernels (Üstün et al.); the model's cost is "
-                              "$O(n^2)$ and \\ours keeps \\(W_1\\) as written. Code: https://example.org/x.")
+    assert paper.title == "Prefill \\& Decode for Pok\\'eChamp at \\$60"
+    assert paper.abstract == ("Gains of 12.3\\% with \\textbf{fast} kernels (\\\"Ust\\\"un et al.); "
+                              "the model\\'s cost is $O(n^2)$ and \\ours\\ keeps \\(W_1\\) as written. Code: "
+                              "\\url{https://example.org/x}.")
+    page = BeautifulSoup((mkdocs_build(make_project(tmp_path, corpus)) / "papers" / paper.slug /
+                          "index.html").read_text(), "html.parser")
+    assert page.find("h1").find(string=True) == "Prefill & Decode for PokéChamp at $60"
+    abstract = page.find(id="abstract").find_next("p")
+    assert [m.get_text() for m in abstract.find_all("math")] == ["O(n2)", "W1"]
+    for math in abstract.find_all("math"):
+        math.decompose()
+    assert abstract.get_text() == ("Gains of 12.3% with fast kernels (Üstün et al.); the model's cost is  "
+                                   "and ours keeps  as written. Code: https://example.org/x.")
 
 
 def test_same_abstract_under_two_arxiv_ids_stays_two_papers(tmp_path: Path) -> None:

@@ -23,6 +23,7 @@ from bs4 import BeautifulSoup
 from conftest import ROOT, make_project, mkdocs_build, small_project, survey
 from linkcheck import check_site
 
+from generator.core.tex import tex_text
 from generator.core.text import bad_name
 from generator.corpus.store import load_corpus
 from generator.site.parts import PART_SIZE, newest_first
@@ -66,9 +67,10 @@ def abstract_of(page: BeautifulSoup) -> str:
 def test_every_paper_has_its_page_with_its_exact_text(real_site: Path) -> None:
     for paper in CORPUS.sorted_papers():
         page = soup(real_site / "papers" / paper.slug / "index.html")
-        assert content(page).find("h1").get_text() == paper.title
-        assert abstract_of(page) == paper.abstract
-        assert page.title.get_text().startswith(paper.title)
+        # as the one reading of TeX shows them (tests/test_tex.py holds what it shows)
+        assert content(page).find("h1").get_text() == tex_text(paper.title)
+        assert abstract_of(page) == tex_text(paper.abstract)
+        assert page.title.get_text().startswith(tex_text(paper.title))
 
 
 def test_every_internal_link_and_anchor_resolves(real_site: Path) -> None:
@@ -344,7 +346,20 @@ HOSTILE = [
     # Kept raw by md_text where no processor reads them: digits, commas, full stops, hyphens.
     "1. not a list", "3.5, 10,000 and 1/2", "wait... -- x--y --> a-b", "21st 2nd 3rd 4th",
     "www.example.org and https://example.org/x and a@b.org", "- not an item", "# not a heading",
+    # TeX math is read (issue 34): its text is text, and nothing of it is markup or a link.
+    "$\\text{<script>alert(4)</script>}$", "$\\href{javascript:alert(5)}{x}$",
 ]
+# What a reader sees of a hostile text: each character as written, but TeX read (issue 34).
+SHOWN = {"\\textbf{bold}": "bold", "$\\text{<script>alert(4)</script>}$": "<script>alert(4)</script>",
+         "$\\href{javascript:alert(5)}{x}$": "x (javascript:alert(5))"}
+
+
+def shown(text: str) -> str:
+    for tex, seen in SHOWN.items():
+        text = text.replace(tex, seen)
+    return text
+
+
 ALL_EXTENSIONS = [
     "toc", "tables", "attr_list", "abbr", "admonition", "def_list", "footnotes", "md_in_html",
     "smarty", "sane_lists", "meta", "pymdownx.arithmatex", "pymdownx.betterem", "pymdownx.caret",
@@ -391,11 +406,11 @@ def test_corpus_text_is_shown_literally_whatever_the_extensions(tmp_path: Path) 
     topic = content(soup(site / "topics" / "kernels" / "index.html"))
     for slug, title, abstract in papers:
         page = soup(site / "papers" / slug / "index.html")
-        assert content(page).find("h1").get_text() == title
-        assert abstract_of(page) == abstract
+        assert content(page).find("h1").get_text() == shown(title)
+        assert abstract_of(page) == shown(abstract)
         assert not page.find(id="abstract").find_next("p").find("a")  # nothing autolinked
-        assert page.title.get_text() == f"{title} - ML Systems Survey"
-        assert topic.find("a", href=f"../../papers/{slug}/").get_text() == title
+        assert page.title.get_text() == f"{shown(title)} - ML Systems Survey"
+        assert topic.find("a", href=f"../../papers/{slug}/").get_text() == shown(title)
         name = hostile_author(title.split(": ", 1)[1])
         author = content(page).find("strong", string="Authors:").find_next("a")
         assert (author.get_text(), author["href"]) == (
@@ -407,6 +422,7 @@ def test_corpus_text_is_shown_literally_whatever_the_extensions(tmp_path: Path) 
     for html in site.rglob("*.html"):
         text = html.read_text()
         assert "alert(1)</script>" not in text and "onerror=\"alert" not in text
+        assert "<script>alert(4)" not in text and "javascript:alert(5)\"" not in text
 
 
 def test_two_builds_are_byte_identical(real_site: Path, tmp_path: Path) -> None:

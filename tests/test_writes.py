@@ -2,9 +2,11 @@
 any point, leave the corpus as it was or, once `survey check` or the next writer has finished
 them, as a finished run leaves it; what they write is checked by `survey check`'s rules first.
 
-The kill points are deterministic: SURVEY_FAULT=kill-after=N (generator/corpus/faults.py) kills
-the command with SIGKILL before its N+1th file operation of a write, so every step of the
-write is hit; timed kills (SIGKILL to the process group) add the points before it.
+The kill points are deterministic: SURVEY_FAULT=count (generator/corpus/faults.py) names the
+file operations of a write, and SURVEY_FAULT=kill-after=K kills the command with SIGKILL before
+the operation K, so every kind of step of the write is hit; whether it had committed is read
+from what it left (`.survey-write/manifest.json`). Timed kills (SIGKILL to the process group)
+add the points before the write.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import ROOT, small_corpus, snapshot, survey
+from conftest import ROOT, counted, small_corpus, snapshot, survey
 
 from generator.core.errors import SurveyError
 from generator.corpus.store import load_corpus
@@ -94,24 +96,27 @@ def feed(small: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+def points(steps: list[str]) -> list[int]:
+    """Where to kill a write of these file operations: before the first and the last of each
+    kind of operation, and before the middle one of the stagings and of the renames."""
+    at = {name: [k for k, step in enumerate(steps) if step == name] for name in steps}
+    return sorted({k for ks in at.values() for k in (ks[0], ks[-1])}
+                  | {ks[len(ks) // 2] for name, ks in at.items() if name in ("stage", "apply")})
+
+
 def test_an_import_killed_at_any_point_is_applied_whole_or_not_at_all(
         small: Path, feed: Path, tmp_path: Path) -> None:
     before = snapshot(small)
     done = copy(small, tmp_path / "done")
     started = time.monotonic()
-    assert run("import", str(feed), "--corpus", str(done)) == 0
+    result, steps = counted("import", str(feed), "--corpus", str(done), env=DAY)
+    assert result.returncode == 0, result.stderr
     duration = time.monotonic() - started
     finished = snapshot(done)
     written = sorted(k for k, v in finished.items() if before.get(k) != v)
     changed = [k for k in written if k in before]
     assert len(changed) == MERGED and len(written) == MERGED + 10
-    n = len(written)
-    # File operations of the import's write: the lock (1), the staging folder (2), each staged
-    # file (3 .. n+2), manifest.part (n+3), the commit rename (n+4), each rename into place,
-    # the emptied files/, the manifest, the staging folder, the lock's release (2n+8).
-    commit_op = n + 4
-    points = sorted({0, 1, 2, 3, n // 2, n + 2, n + 3, commit_op, commit_op + 1, commit_op + n // 2,
-                     2 * n + 3, 2 * n + 4, 2 * n + 5, 2 * n + 6})
+    assert steps.count("stage") == steps.count("apply") == len(written)
     outcomes: dict[str, int] = {"before": 0, "finished": 0}
 
     def after_kill(corpus: Path, label: str) -> str:
@@ -133,14 +138,15 @@ def test_an_import_killed_at_any_point_is_applied_whole_or_not_at_all(
         outcomes[outcome] += 1
         return outcome
 
-    for k in points:
+    middle = [k for k, step in enumerate(steps) if step == "apply"][len(written) // 2]
+    for k in points(steps):
         corpus = copy(small, tmp_path / "killed")
         assert run("import", str(feed), "--corpus", str(corpus), fault=f"kill-after={k}") == KILLED
-        if k == commit_op + n // 2:  # and `survey check` killed while it finishes the write
-            assert run("check", "--corpus", str(corpus), fault="kill-after=5") == KILLED
-        outcome = after_kill(corpus, f"kill-after={k}")
-        assert outcome == ("finished" if k >= commit_op else "before"), k
-    assert outcomes == {"before": 7, "finished": 7}
+        if k == middle:  # and `survey check` killed while it finishes the write (after its lock and a rename)
+            assert run("check", "--corpus", str(corpus), fault="kill-after=2") == KILLED
+        outcome = after_kill(corpus, f"killed before {steps[k]} ({k})")
+        assert outcome == ("finished" if k > steps.index("commit") else "before"), k
+    assert outcomes["before"] and outcomes["finished"], outcomes
     # Kills at a time rather than an operation: during start-up and reading, and once the
     # write has begun (staged, committed or applied); each leaves the corpus before or after.
     for fraction in (0.5, 0.95):
@@ -153,20 +159,30 @@ def test_an_import_killed_at_any_point_is_applied_whole_or_not_at_all(
         after_kill(corpus, f"killed {then} s into the write")
 
 
-def test_an_add_killed_at_each_step_adds_the_paper_or_nothing(small: Path, tmp_path: Path) -> None:
-    source = copy(small, tmp_path / "source")
-    before = snapshot(source)
-    args = ("add", "--title", "Sharded Checkpoints at Scale", "--abstract",
-            "We write model checkpoints in parallel shards.")
-    done = copy(source, tmp_path / "done")
-    assert survey(*args, "--corpus", str(done), env=DAY).returncode == 0
-    finished = snapshot(done)
-    # the lock, staging folder, the file, manifest.part, commit, rename, cleanup (4)
-    for k in range(9):
-        corpus = copy(source, tmp_path / "killed")
-        assert run(*args, "--corpus", str(corpus), fault=f"kill-after={k}") == KILLED
-        assert survey("check", "--corpus", str(corpus)).returncode == 0
-        assert snapshot(corpus) == (finished if k >= 5 else before), k
+ADD = ("add", "--title", "Sharded Checkpoints at Scale", "--abstract",
+       "We write model checkpoints in parallel shards.")
+
+
+@pytest.fixture(scope="module")
+def added(small: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, bytes], list[str]]:
+    """The small corpus after ADD, and the file operations of ADD's write."""
+    done = copy(small, tmp_path_factory.mktemp("added") / "corpus")
+    result, steps = counted(*ADD, "--corpus", str(done), env=DAY)
+    assert result.returncode == 0, result.stderr
+    return snapshot(done), steps
+
+
+def test_an_add_killed_at_each_step_adds_the_paper_or_nothing(
+        small: Path, added: tuple[dict[str, bytes], list[str]], tmp_path: Path) -> None:
+    """At every file operation; and once the paper is in, no message says none of it was."""
+    before, (finished, steps) = snapshot(small), added
+    for k in range(len(steps)):
+        corpus = copy(small, tmp_path / "killed")
+        assert run(*ADD, "--corpus", str(corpus), fault=f"kill-after={k}") == KILLED
+        checked = survey("check", "--corpus", str(corpus))
+        assert checked.returncode == 0, (k, checked.stderr)
+        assert snapshot(corpus) == (finished if k > steps.index("commit") else before), k
+        assert snapshot(corpus) == before or "none of it had been applied" not in checked.stdout, k
 
 
 def test_an_enrich_killed_while_writing_enriches_all_or_nothing(
@@ -174,15 +190,15 @@ def test_an_enrich_killed_while_writing_enriches_all_or_nothing(
     args = ("enrich", "--web", "none", "--from", str(feed))
     before = snapshot(small)
     done = copy(small, tmp_path / "done")
-    assert survey(*args, "--corpus", str(done), env=DAY).returncode == 0
+    result, steps = counted(*args, "--corpus", str(done), env=DAY)
+    assert result.returncode == 0, result.stderr
     finished = snapshot(done)
-    n = sum(1 for k, v in finished.items() if before.get(k) != v)
-    assert n == MERGED
-    for k in (2, n + 2, n + 3, n + 4, n + 5, 2 * n + 5):
+    assert sum(1 for k, v in finished.items() if before.get(k) != v) == MERGED == steps.count("stage")
+    for k in points(steps):
         corpus = copy(small, tmp_path / "killed")
         assert run(*args, "--corpus", str(corpus), fault=f"kill-after={k}") == KILLED
         assert survey("check", "--corpus", str(corpus)).returncode == 0
-        assert snapshot(corpus) == (finished if k >= n + 4 else before), k
+        assert snapshot(corpus) == (finished if k > steps.index("commit") else before), k
 
 
 def test_a_train_killed_while_writing_keeps_the_old_model_or_writes_the_new(
@@ -199,12 +215,13 @@ def test_a_train_killed_while_writing_keeps_the_old_model_or_writes_the_new(
     model.write_text(re.sub(r"bias: -?[\d.]+", "bias: -9.5", text, count=1), encoding="utf-8")
     old = model.read_bytes()
     args = ("train", "--labels", str(labels), "--corpus", str(corpus))
-    # the lock, the staging folder, the file, manifest.part: killed before the commit
-    assert run(*args, fault="kill-after=4") == KILLED
+    result, steps = counted(*args[:-1], str(copy(corpus, tmp_path / "counted")))
+    assert result.returncode == 0 and steps.count("stage") == 1, result.stderr
+    assert run(*args, fault=f"kill-after={steps.index('commit')}") == KILLED  # just before the commit
     assert survey("check", "--corpus", str(corpus)).returncode == 0
     assert model.read_bytes() == old and not (corpus / ".survey-write").exists()
     # killed after it: the file is the one the run staged, once `survey check` has finished it
-    assert run(*args, fault="kill-after=5") == KILLED
+    assert run(*args, fault=f"kill-after={steps.index('commit') + 1}") == KILLED
     manifest = json.loads((corpus / ".survey-write" / "manifest.json").read_text(encoding="utf-8"))
     [entry] = manifest["files"]
     checked = survey("check", "--corpus", str(corpus))
@@ -264,27 +281,13 @@ def test_every_write_is_checked_with_the_rules_of_survey_check(tmp_path: Path) -
     assert survey("check", "--corpus", str(corpus_dir)).returncode == 0
 
 
-def test_a_leftover_temporary_file_is_named_as_one_never_read_as_a_paper(small: Path, tmp_path: Path) -> None:
-    """What an older survey left when killed (issue 24): `survey check` said "expected a
-    mapping of fields, found nothing"."""
-    corpus = copy(small, tmp_path / "corpus")
-    (corpus / "papers" / ".tmp-k2j4_x.yaml").write_text("", encoding="utf-8")
-    checked = survey("check", "--corpus", str(corpus))
-    assert checked.returncode == 0, checked.stderr
-    shown = os.path.relpath(corpus / "papers" / ".tmp-k2j4_x.yaml", ROOT)
-    assert (f"survey check: {shown}: a hidden file, not read: the leftover of a write an older "
-            f"survey interrupted; delete it\n") in checked.stdout
-    assert survey("build", "--out", str(tmp_path / "out"), "--corpus", str(corpus)).returncode == 0
-    added = survey("add", "--title", "T", "--abstract", "A.", "--corpus", str(corpus))
-    assert added.returncode == 0, added.stderr
-
-
-def test_a_leftover_staging_folder_is_never_read_and_is_discarded(small: Path, tmp_path: Path) -> None:
+def test_a_leftover_staging_folder_is_never_read_and_is_discarded(
+        small: Path, added: tuple[dict[str, bytes], list[str]], tmp_path: Path) -> None:
     corpus = copy(small, tmp_path / "corpus")
     before = snapshot(corpus)
-    args = ("add", "--title", "Sharded Checkpoints at Scale", "--abstract", "We write shards.",
-            "--corpus", str(corpus))
-    assert run(*args, fault="kill-after=3") == KILLED  # staged, not committed
+    args = (*ADD, "--corpus", str(corpus))
+    staged = added[1].index("manifest.part")  # killed before it: staged, not committed
+    assert run(*args, fault=f"kill-after={staged}") == KILLED
     assert (corpus / ".survey-write" / "files" / "papers").is_dir()
     assert load_corpus(corpus).papers.keys() == load_corpus(small).papers.keys()
     result = survey(*args)  # the next writer discards it, says so, and writes its own

@@ -13,7 +13,7 @@ import csv
 import difflib
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,8 @@ from ..core.errors import CorpusError, SurveyError
 from ..core.text import shorten
 from ..core.yamlio import load_yaml, read_text
 from ..corpus.model import CURATABLE, Paper
-from ..corpus.store import Corpus, paper_text, shown_path
+from ..corpus.rejected import REJECTED_FILE, Rejected, rejected_text
+from ..corpus.store import Corpus, listing_text, paper_text, shown_path
 from ..corpus.taxonomy import Taxonomy
 from .model import REVIEW_LOW, doubt
 from .suggest import suggest_all
@@ -87,6 +88,23 @@ def decision_files(corpus: Corpus, decisions: Sequence[tuple[str, list[str]]]) -
     """The files that record these decisions, for corpus/writes.write_files."""
     return [(paper.file, paper_text(paper)) for paper in
             (decided(corpus.papers[slug], topics, corpus.taxonomy) for slug, topics in decisions)]
+
+
+def rejection_files(corpus: Corpus, rejections: Sequence[tuple[str, str | None]], today: str
+                    ) -> list[tuple[str, str | None]]:
+    """The files that reject these papers ((slug, reason) pairs), for corpus/writes.write_files:
+    each paper's file removed (None), its entries taken out of every listing (a listing left
+    with none removed too), and an entry for each in rejected.yaml."""
+    gone = {slug: reason for slug, reason in rejections}
+    files: list[tuple[str, str | None]] = [(corpus.papers[slug].file, None) for slug in sorted(gone)]
+    for listing in corpus.sorted_listings():
+        kept = [e for e in listing.entries if e.paper not in gone]
+        if len(kept) < len(listing.entries):
+            files.append((listing.file, listing_text(replace(listing, entries=kept)) if kept else None))
+    entries = [r for r in corpus.rejected if r.slug not in gone]  # rejected again: the newer entry
+    entries += [Rejected.of(corpus.papers[slug], today, reason) for slug, reason in gone.items()]
+    files.append((REJECTED_FILE, rejected_text(entries)))
+    return files
 
 
 # --- decisions from a file (--apply) ------------------------------------------------------------

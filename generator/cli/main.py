@@ -215,9 +215,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(f"survey check: {note}")
     corpus, problems = check_corpus(Path(args.corpus))
     for hidden in corpus.ignored:
-        why = (": the leftover of a write an older survey interrupted; delete it"
-               if os.path.basename(hidden).startswith(".tmp-") else "")
-        print(f"survey check: {hidden}: a hidden file, not read{why}")
+        print(f"survey check: {hidden}: a hidden file, not read")
     for problem in problems:
         print(problem, file=sys.stderr)
     if problems:

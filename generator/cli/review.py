@@ -20,6 +20,7 @@ from typing import Any, TextIO
 from ..core.errors import SurveyError
 from ..core.output import raw
 from ..core.progress import Progress
+from ..core.tex import tex_text
 from ..core.text import printable
 from ..corpus.store import Corpus
 
@@ -238,8 +239,8 @@ class Session:
         wrong = (f" · {expected_wrong({t: v.confidence for t, v in model.items()}):.2f} topics expected "
                  f"wrong" if model else "")
         lines = [f"survey review: paper {i + 1} of {len(self.slugs)}{wrong} · {paper.slug}", "",
-                 *textwrap.wrap(printable(paper.title), width), "",
-                 *textwrap.wrap(printable(paper.abstract), width), "",
+                 *textwrap.wrap(printable(tex_text(paper.title)), width), "",
+                 *textwrap.wrap(printable(tex_text(paper.abstract)), width), "",
                  "Topics ([x]: the paper has it when you accept), the model's confidence and reasons:"]
         for n, topic in enumerate(self.topics, 1):
             verdict = model.get(topic.id)

@@ -8,6 +8,8 @@ import reprlib
 import unicodedata
 from collections.abc import Container
 
+from .tex import tex_text
+
 _WS = re.compile(r"\s+")
 _NON_WORD = re.compile(r"[\W_]+")
 _SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -110,8 +112,11 @@ def shorten(value: object) -> str:
 def match_key(text: str) -> str:
     """The form two titles (or abstracts) share when they are the same text.
 
-    Case, white space, punctuation and Unicode compatibility forms are ignored.
+    Case, white space, punctuation and Unicode compatibility forms are ignored, and TeX is read
+    as shown (`Pok\\'eChamp` from arXiv is `Pok{\\'e}Champ` from a bibliography).
     """
+    if "\\" in text or "$" in text:
+        text = tex_text(text)
     text = unicodedata.normalize("NFKC", text).casefold()
     return " ".join(_NON_WORD.sub(" ", text).split())
 
@@ -159,130 +164,3 @@ def first_sentence(text: str, limit: int = 240) -> str:
         cut = sentence[:limit].rsplit(" ", 1)[0]
         sentence = cut.rstrip(",;:") + " …"
     return sentence
-
-
-# LaTeX that arXiv metadata carries in plain-text fields: escaped specials, accents, text
-# styles and links. Math (`$...$`, `\(...\)`) and authors' own macros (`\ours`) are kept as
-# written: nothing says what they stand for.
-_TEX_SPECIAL = re.compile(r"\\([%&$#_{}])")
-_TEX_SPACE = re.compile(r"\\[ ,;]")
-_TEX_ACCENT = re.compile(r"""\\(['"`^~])(?:\{\s*(\\i|[A-Za-z])\s*\}|([AEIOUYaeiouy]))""")
-_TEX_ACCENTS = {"'": "\u0301", '"': "\u0308", "`": "\u0300", "^": "\u0302", "~": "\u0303"}
-_TEX_STYLE = re.compile(
-    r"\\(?:textbf|textit|textsc|texttt|textrm|textsf|textup|textmd|emph|underline)\{([^{}\\]*)\}")
-_TEX_HREF = re.compile(r"\\href\{([^{}\s]+)\}\{([^{}\\]*)\}")
-_TEX_URL = re.compile(r"\\url\{([^{}\s]+)\}")
-_TEX_WORDS = {r"\textgreater": ">", r"\textless": "<", r"\LaTeX": "LaTeX", r"\TeX": "TeX"}
-_TEX_WORD = re.compile(r"(\\textgreater|\\textless|\\LaTeX|\\TeX)(?![A-Za-z])(?:\{\})?")
-
-
-def plain_tex(text: str) -> str:
-    """Text as a reader sees it once LaTeX has typeset it: `12\\%` is `12%`, `Pok\\'eChamp` is
-    `PokéChamp`, `\\textbf{fast}` is `fast`. Anything else stays as written."""
-    if "\\" not in text:
-        return text
-    text = re.sub(r"~(?=\\(?:url|href)\{)", " ", text)  # a tie before a link
-    text = _TEX_HREF.sub(lambda m: f"{m.group(2)} ({m.group(1)})" if m.group(2) else m.group(1), text)
-    text = _TEX_URL.sub(r"\1", text)
-    for _ in range(3):  # nested styles, innermost first
-        text, n = _TEX_STYLE.subn(r"\1", text)
-        if not n:
-            break
-
-    def accent(m: re.Match[str]) -> str:
-        base = m.group(2) or m.group(3)
-        return unicodedata.normalize("NFC", ("i" if base == "\\i" else base) + _TEX_ACCENTS[m.group(1)])
-
-    text = _TEX_ACCENT.sub(accent, text)
-    text = re.sub(r"\\(['\"`])", r"\1", text)  # an escaped quote: query\'s
-    text = _TEX_WORD.sub(lambda m: _TEX_WORDS[m.group(1)], text)
-    text = _TEX_SPACE.sub(" ", text)
-    return _TEX_SPECIAL.sub(r"\1", text)
-
-
-# BibTeX fields are LaTeX source: braces group (`{GPU}s` keeps a capital under a bibliography
-# style that lowercases), accents come in every form (`{\'e}`, `\'{e}`, `\c{c}`, `{\o}`),
-# dashes are `--` and `---`, a tie `~` is a space. `typeset_tex` reads all of it as a page shows
-# it; math and authors' own macros stay as written, as `plain_tex` keeps them.
-_TEX_LETTER_ACCENTS = {"=": "\u0304", ".": "\u0307", "c": "\u0327", "v": "\u030c", "u": "\u0306",
-                       "H": "\u030b", "k": "\u0328", "r": "\u030a", "d": "\u0323", "b": "\u0331"}
-_TEX_LETTERS = {"ss": "ß", "ae": "æ", "AE": "Æ", "oe": "œ", "OE": "Œ", "aa": "å", "AA": "Å",
-                "o": "ø", "O": "Ø", "l": "ł", "L": "Ł", "i": "ı", "j": "ȷ"}
-_TEX_MORE_WORDS = {r"\ldots": "…", r"\dots": "…", r"\textendash": "–", r"\textemdash": "—",
-                   r"\textasciitilde": "~", r"\textasciicircum": "^", r"\textbackslash": "\\",
-                   r"\textquotesingle": "'",
-                   r"\textbar": "|", r"\S": "§", r"\P": "¶", r"\copyright": "©", r"\pounds": "£",
-                   r"\texttimes": "×", r"\textdiv": "÷", r"\textpm": "±", r"\textminus": "−",
-                   r"\textdegree": "°", r"\textmu": "µ", r"\textregistered": "®", r"\texttrademark": "™",
-                   r"\textbullet": "•", r"\textperiodcentered": "·", r"\textdagger": "†",
-                   r"\textellipsis": "…", r"\textquoteleft": "‘", r"\textquoteright": "’",
-                   r"\textquotedblleft": "“", r"\textquotedblright": "”"}
-# A raised or lowered text: digits and signs have their Unicode forms (`10\textsuperscript{-3}`
-# is 10⁻³, not 10-3); anything else reads inline (`4\textsuperscript{th}` is 4th).
-_SCRIPTS = {"super": dict(zip("0123456789+-=()", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾", strict=True)),
-            "sub": dict(zip("0123456789+-=()", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎", strict=True))}
-_TEX_SWITCHES = ("em", "bf", "it", "sc", "tt", "rm", "sf", "sl", "bfseries", "itshape", "scshape",
-                 "ttfamily", "normalfont", "upshape", "mdseries", "rmfamily", "sffamily", "relax",
-                 "protect")  # and two commands that typeset nothing
-_TEX_STYLES = ("textbf", "textit", "textsc", "texttt", "textrm", "textsf", "textup", "textmd", "textsl",
-               "textnormal", "emph", "underline", "mbox", "hbox", "text")
-_TEX_ALL_WORDS = {**_TEX_WORDS, **_TEX_MORE_WORDS}
-_BASE = r"(?:\\[ij](?![A-Za-z])|[A-Za-z])"
-_TEX_TOKEN = re.compile(
-    r"(?P<math>(?<!\\)\$[^$]*(?<!\\)\$)"  # math: kept as written
-    r"|(?P<link>https?://[^\s{}]+)"  # a bare URL: no dash or tie in it is read
-    r"|\\url\{(?P<url>[^{}\s]*)\}"
-    r"|\\href\{(?P<href>[^{}\s]*)\}\{(?P<label>[^{}\\]*)\}"
-    r"|\\(?P<special>[%&$#_{}])"
-    rf"|\\(?P<accent>['\"`^~=.])\s*(?:\{{\s*(?P<base>{_BASE})\s*\}}|(?P<bare>{_BASE}))"
-    rf"|\\(?P<letter_accent>[cvuHkrdb])(?:\s*\{{\s*(?P<lbase>{_BASE})\s*\}}|\s+(?P<lbare>[A-Za-z]))"
-    rf"|\\(?P<letter>{'|'.join(sorted(_TEX_LETTERS, key=len, reverse=True))})(?![A-Za-z])\s*"
-    # a control word swallows the spaces after it, as TeX reads it (`3\texttimes 4` is 3×4)
-    rf"|(?P<word>{'|'.join(re.escape(w) for w in sorted(_TEX_ALL_WORDS, key=len, reverse=True))})"
-    r"(?![A-Za-z])\s*"
-    rf"|\\(?:{'|'.join(_TEX_STYLES)})\s*(?=\{{)"  # the group's braces go below
-    rf"|\\(?:{'|'.join(_TEX_SWITCHES)})(?![A-Za-z])\s*"
-    r"|\\~\{\}"  # a tilde character
-    r"|(?P<space>\\[ ,;:>]|\\\\)|\\[!/-]"
-    r"|(?P<dash>---?)|``|''|~|[{}]"
-    r"|\\text(?P<script>super|sub)script\s*\{(?P<raised>[^{}\\]*)\}"
-    r"|(?P<macro>\\[A-Za-z]+(?:\{[^{}]*\})*)"  # an author's own macro (`\cite{x}`): kept whole
-)
-_TEX_FIXED = {"\\~{}": "~", "---": "—", "--": "–", "``": "“", "''": "”", "~": " ", "{": "", "}": ""}
-
-
-def _accented(base: str, mark: str) -> str:
-    letter = {"\\i": "i", "\\j": "j"}.get(base, base)
-    return unicodedata.normalize("NFC", letter + mark)
-
-
-def _tex_token(m: re.Match[str]) -> str:
-    kind = m.lastgroup
-    if kind == "math" and m.group(0) in ("$\\{$", "$\\}$"):  # a brace written as math, as Scholar does
-        return m.group(0)[2]
-    if kind in ("math", "link", "url", "special", "macro"):
-        return m.group(kind)
-    if kind == "label" or m.group("href") is not None:
-        return f"{m.group('label')} ({m.group('href')})" if m.group("label") else m.group("href")
-    if m.group("accent"):
-        return _accented(m.group("base") or m.group("bare"), _TEX_ACCENTS.get(m.group("accent"))
-                         or _TEX_LETTER_ACCENTS[m.group("accent")])
-    if m.group("letter_accent"):
-        return _accented(m.group("lbase") or m.group("lbare"), _TEX_LETTER_ACCENTS[m.group("letter_accent")])
-    if m.group("letter"):
-        return _TEX_LETTERS[m.group("letter")]
-    if m.group("script"):
-        forms = _SCRIPTS[m.group("script")]
-        raised = m.group("raised")
-        return "".join(forms[c] for c in raised) if all(c in forms for c in raised) else raised
-    if m.group("word"):
-        return _TEX_ALL_WORDS[m.group("word")]
-    if m.group("space"):
-        return " "
-    return _TEX_FIXED.get(m.group(0), "")
-
-
-def typeset_tex(text: str) -> str:
-    """A BibTeX field as a reader sees it once LaTeX has typeset it, on one line:
-    `J{\\'e}gou` is `Jégou`, `{GPU}s` is `GPUs`, `122--131` is `122–131`, `\\&` is `&`."""
-    return squash(_TEX_TOKEN.sub(_tex_token, text))

@@ -8,6 +8,7 @@ from pathlib import Path
 from ..core.errors import CorpusError
 from ..core.text import match_key
 from .lock import CorpusLock
+from .rejected import REJECTED_FILE
 from .store import NO_CACHE, Corpus, CorpusCache, load_corpus, record_files, shown_path
 
 
@@ -24,6 +25,7 @@ def _check(root: Path, cache: CorpusCache) -> tuple[Corpus, list[CorpusError]]:
         problems += vocabulary_problems(corpus)
     problems += duplicate_problems(corpus)
     problems += listing_problems(corpus)
+    problems += rejected_problems(corpus)
     return corpus, problems
 
 
@@ -83,9 +85,10 @@ def duplicate_problems(corpus: Corpus) -> list[CorpusError]:
     return out
 
 
-def listing_problems(corpus: Corpus) -> list[CorpusError]:
+def listing_problems(corpus: Corpus, removed: frozenset[str] | set[str] = frozenset()) -> list[CorpusError]:
+    """Listing entries that point at no paper (`removed`: papers a write is about to delete)."""
     # A paper whose file exists but failed to load is reported once, for its own file.
-    present = {p.stem for p in record_files(corpus.root / "papers")[0]}
+    present = {p.stem for p in record_files(corpus.root / "papers")[0]} - removed
     out = []
     for listing in corpus.sorted_listings():
         path = _file(corpus, listing.file)
@@ -94,3 +97,28 @@ def listing_problems(corpus: Corpus) -> list[CorpusError]:
                 out.append(CorpusError(path, f"points at {entry.paper!r}, which is not in papers/",
                                        entry=f"{listing.slug} #{i + 1}", field="paper"))
     return out
+
+
+def rejected_problems(corpus: Corpus) -> list[CorpusError]:
+    """A paper that is also in rejected.yaml (the same slug, arXiv id or title): one of the two
+    is wrong, and readers would see a paper the curator left out."""
+    if not corpus.rejected:
+        return []
+    found: dict[tuple[str, str], str] = {}
+    for r in corpus.rejected:
+        for key in _keys(r.slug, r.arxiv, r.titles):
+            found.setdefault(key, r.slug)
+    out = []
+    for paper in corpus.sorted_papers():
+        hit = next((key for key in _keys(paper.slug, paper.arxiv, paper.titles) if key in found), None)
+        if hit:
+            out.append(CorpusError(_file(corpus, paper.file), f"rejected earlier (entry {found[hit]} of "
+                                   f"{_file(corpus, REJECTED_FILE)}, same {hit[0]}): delete this file, "
+                                   f"or that entry to bring the paper back", entry=paper.slug,
+                                   field=hit[0]))
+    return out
+
+
+def _keys(slug: str, arxiv: str | None, titles: list[str]) -> list[tuple[str, str]]:
+    keys = [("slug", slug), *(("title", match_key(t)) for t in titles)]
+    return [*keys, ("arxiv", arxiv)] if arxiv else keys

@@ -10,6 +10,7 @@ import unicodedata
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from ..core.tex import math_text, tex_parts
 from .model import LINK_KINDS, Paper
 from .store import Corpus
 
@@ -138,6 +139,28 @@ def _bibtex_text(text: str) -> str:
     return _BIBTEX_LIGATURE.sub(r"\1{}", text.translate(_BIBTEX_TABLE))
 
 
+def _bibtex_title(title: str) -> str:
+    """A title for a .bib file: its text as a page shows it (`2.4\\times` is 2.4×, not the
+    letters \\times), every character kept by escapes; its math as the TeX it is, where its braces
+    pair (a brace of its own would end the field)."""
+    out = []
+    for part in tex_parts(title):
+        if part.math and _balanced(part.text):
+            out.append(f"${part.text}$")
+        else:
+            out.append(_bibtex_text(math_text(part.text) if part.math else part.text))
+    return "".join(out)
+
+
+def _balanced(tex: str) -> bool:
+    depth = 0
+    for char in re.sub(r"\\.", "", tex):
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        if depth < 0:
+            return False
+    return depth == 0 and "$" not in tex.replace("\\$", "")
+
+
 def citation_year(paper: Paper) -> str | None:
     """The year to cite: the paper's date, else the year its arXiv id was given."""
     if paper.year:
@@ -191,7 +214,7 @@ def bibtex(paper: Paper, key: str | None = None) -> str | None:
     """An arXiv-style @misc entry, when the paper has a year or an arXiv id."""
     if not citable(paper):
         return None
-    fields = [("title", "{" + _bibtex_text(paper.title) + "}")]
+    fields = [("title", "{" + _bibtex_title(paper.title) + "}")]
     if paper.authors:
         fields.append(("author", " and ".join([*map(_bibtex_name, paper.authors),
                                                *(["others"] if paper.et_al else [])])))

@@ -114,7 +114,7 @@ class CorpusLock:
         self.fresh = False
         if not self.shared:
             try:
-                step()
+                step("unlock")
                 os.ftruncate(self.fd, 0)  # no holder to name until the next writer says who it is
             except OSError:
                 pass
@@ -126,7 +126,7 @@ class CorpusLock:
         path = self.root / LOCK
         try:
             if not self.shared:
-                step()
+                step("lock")
             fd = os.open(path, (os.O_RDONLY if self.shared else os.O_RDWR) | os.O_CREAT | os.O_NONBLOCK
                          | NOFOLLOW, 0o666)
         except OSError as exc:

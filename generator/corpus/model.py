@@ -142,12 +142,7 @@ class Paper:
             f.entry = slug
         title = f.text("title", required=True, limit=MAX_TITLE)
         abstract = f.text("abstract", required=True, limit=MAX_ABSTRACT)
-        arxiv = f.text("arxiv")
-        if arxiv is not None and not ARXIV_RE.match(arxiv):
-            f.problem("arxiv", f"{shorten(arxiv)} is not an arXiv id without version, like '2104.07857'")
-        date = f.text("date")
-        if date is not None and not is_date(date):
-            f.problem("date", f"{shorten(date)} is not a date: use YYYY, YYYY-MM or YYYY-MM-DD")
+        arxiv, date = arxiv_field(f), date_field(f)
         added = f.text("added")
         if added is not None and not is_date(added, day=True):
             f.problem("added", f"{shorten(added)} is not a date YYYY-MM-DD")
@@ -208,6 +203,22 @@ class Paper:
         if self.curated:
             out["curated"] = list(self.curated)
         return out
+
+
+def arxiv_field(f: Fields) -> str | None:
+    """The record's arXiv id, or None (absent, or a problem noted)."""
+    arxiv = f.text("arxiv")
+    if arxiv is not None and not ARXIV_RE.match(arxiv):
+        f.problem("arxiv", f"{shorten(arxiv)} is not an arXiv id without version, like '2104.07857'")
+    return arxiv
+
+
+def date_field(f: Fields) -> str | None:
+    """The record's date (the paper's), or None (absent, or a problem noted)."""
+    date = f.text("date")
+    if date is not None and not is_date(date):
+        f.problem("date", f"{shorten(date)} is not a date: use YYYY, YYYY-MM or YYYY-MM-DD")
+    return date
 
 
 def _links(f: Fields) -> dict[str, str]:

@@ -18,6 +18,7 @@ from ..core.yamlio import LINK, dump_yaml, load_yaml, read_text
 from .journal import pending
 from .lock import CorpusLock
 from .model import Listing, Paper
+from .rejected import Rejected, read_rejected
 from .taxonomy import MODEL_FILE, Taxonomy
 
 
@@ -27,6 +28,8 @@ class Corpus:
     taxonomy: Taxonomy
     papers: dict[str, Paper] = field(default_factory=dict)
     listings: dict[str, Listing] = field(default_factory=dict)
+    # The papers a curator rejected (rejected.yaml): no longer in papers/, kept out of every import.
+    rejected: list[Rejected] = field(default_factory=list)
     # Hidden files of papers/ and listings/ (an editor's swap file, .DS_Store): never read;
     # `survey check` names them.
     ignored: list[str] = field(default_factory=list)
@@ -102,6 +105,11 @@ def _load(root: Path, collect: list[CorpusError] | None, cache: CorpusCache) -> 
     corpus = Corpus(root=root, taxonomy=taxonomy)
     if os.path.islink(root / MODEL_FILE):  # read only when topics are suggested: refused here too
         fail(CorpusError(shown_path(root / MODEL_FILE), LINK))
+
+    try:
+        corpus.rejected = read_rejected(root)
+    except CorpusError as exc:
+        fail(exc)
 
     for kind, cls, target in (("papers", Paper, corpus.papers), ("listings", Listing, corpus.listings)):
         # Each file's name as messages show it, from its folder's: one relpath for the folder

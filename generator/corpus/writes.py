@@ -8,21 +8,24 @@ corpus did not already have, and otherwise commits it all or nothing (`journal.c
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from pathlib import Path
 
 from ..core.errors import CorpusError, SurveyError
 from ..core.yamlio import load_yaml
-from .check import duplicate_problems, listing_problems, vocabulary_problems
-from .journal import commit
+from .check import duplicate_problems, listing_problems, rejected_problems, vocabulary_problems
+from .journal import Untrusted, commit, read_plain
 from .model import Listing, Paper
+from .rejected import REJECTED_FILE, rejected_entries
 from .store import Corpus, shown_path
 from .taxonomy import MODEL_FILE, Taxonomy, weights_from_data
 
 
-def write_files(corpus: Corpus, files: Iterable[tuple[str, str]]) -> list[str]:
-    """Validate, then write the (path relative to the corpus, text) pairs that change anything;
-    all of them or, killed or failing at any point, none. Returns the paths written."""
+def write_files(corpus: Corpus, files: Iterable[tuple[str, str | None]]) -> list[str]:
+    """Validate, then write the (path relative to the corpus, text) pairs that change anything
+    (a text of None removes the file: a rejected paper's); all of them or, killed or failing at
+    any point, none. Returns the paths written or removed."""
     root = corpus.root
     changed = [(rel, text) for rel, text in dict(files).items() if not _same(root / rel, text)]
     if not changed:
@@ -35,18 +38,29 @@ def write_files(corpus: Corpus, files: Iterable[tuple[str, str]]) -> list[str]:
     return [rel for rel, _ in changed]
 
 
-def _same(path: Path, text: str) -> bool:
+def _same(path: Path, text: str | None) -> bool:
+    """Whether path holds text (None: nothing), read as a recovery reads (no link followed, no
+    FIFO opened): a file that is anything else is replaced."""
+    if text is None:
+        return not os.path.lexists(path)
     try:
-        return not path.is_symlink() and path.read_bytes() == text.encode("utf-8")
-    except OSError:
+        return read_plain(path) == text.encode("utf-8")
+    except Untrusted:
         return False
 
 
-def _validate(corpus: Corpus, files: list[tuple[str, str]]) -> None:
+def _validate(corpus: Corpus, files: list[tuple[str, str | None]]) -> None:
     papers, listings, taxonomy = dict(corpus.papers), dict(corpus.listings), corpus.taxonomy
+    rejected = corpus.rejected
     for rel, text in files:
         shown = shown_path(corpus.root / rel)
         folder, _, name = rel.rpartition("/")
+        if text is None:
+            if folder not in ("papers", "listings") and rel != REJECTED_FILE:
+                raise CorpusError(shown, "not a file a write may remove")
+            (papers if folder == "papers" else listings).pop(name[:-5], None)
+            rejected = [] if rel == REJECTED_FILE else rejected
+            continue
         data = load_yaml(text, shown)
         if folder in ("papers", "listings") and name.endswith(".yaml"):
             record = (Paper if folder == "papers" else Listing).from_dict(data, shown)
@@ -61,14 +75,19 @@ def _validate(corpus: Corpus, files: list[tuple[str, str]]) -> None:
             taxonomy = Taxonomy.from_dict(data, shown)
         elif rel == MODEL_FILE:
             weights_from_data(data, shown, taxonomy)
+        elif rel == REJECTED_FILE:
+            rejected = rejected_entries(data, shown)
         else:
             raise CorpusError(shown, "not a file of the corpus")
-    trial = Corpus(root=corpus.root, taxonomy=taxonomy, papers=papers, listings=listings)
+    trial = Corpus(root=corpus.root, taxonomy=taxonomy, papers=papers, listings=listings, rejected=rejected)
+    removed = {name[:-5] for rel, text in files if text is None
+               for folder, _, name in [rel.rpartition("/")] if folder == "papers"}
     before = {str(p) for p in _problems(corpus)}
-    new = [p for p in _problems(trial) if str(p) not in before]
+    new = [p for p in _problems(trial, removed) if str(p) not in before]
     if new:
         raise new[0]
 
 
-def _problems(corpus: Corpus) -> list[CorpusError]:
-    return vocabulary_problems(corpus) + duplicate_problems(corpus) + listing_problems(corpus)
+def _problems(corpus: Corpus, removed: frozenset[str] | set[str] = frozenset()) -> list[CorpusError]:
+    return (vocabulary_problems(corpus) + duplicate_problems(corpus) + listing_problems(corpus, removed)
+            + rejected_problems(corpus))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
+from ..core.tex import tex_text
 from ..corpus.model import Paper
 
 ATOM = "http://www.w3.org/2005/Atom"
@@ -56,7 +57,7 @@ def atom_feed(*, title: str, feed_path: str, page_path: str, site_url: str, pape
     for paper in entries:
         entry = el(feed, "entry")
         el(entry, "id", site_url + paper.path)
-        el(entry, "title", paper.title)
+        el(entry, "title", tex_text(paper.title))
         el(entry, "updated", _stamp(paper.added))
         if paper.date:
             el(entry, "published", _stamp(paper.date))
@@ -65,6 +66,6 @@ def atom_feed(*, title: str, feed_path: str, page_path: str, site_url: str, pape
             el(el(entry, "author"), "name", name)
         for topic in paper.topics:
             el(entry, "category", term=topic, label=topic_names.get(topic, topic))
-        el(entry, "summary", paper.abstract)
+        el(entry, "summary", tex_text(paper.abstract))
     ET.indent(feed)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(feed, encoding="unicode") + "\n"

@@ -17,6 +17,7 @@ import jinja2
 from markupsafe import Markup
 
 from ..core.settings import DEFAULT_NAME
+from ..core.tex import tex_text
 from ..core.text import first_sentence
 from ..corpus.export import bib_file, bibtex, bibtex_keys, to_csv, to_json
 from ..corpus.model import Listing, Paper
@@ -25,6 +26,7 @@ from ..corpus.taxonomy import OTHER, Tag, Topic
 from .feeds import atom_feed
 from .frontmatter import front_matter
 from .markup import external_url, finalize, html_attr, trusted
+from .mathml import tex_markup
 from .nav import NavItem, edit_targets, nav_paths, navigation
 from .parts import entry_part, orders_for, part_path, relative, sort_papers, split, title_order
 from .reuse import RenderCache, Reuse
@@ -67,7 +69,10 @@ class Site:
             if cache is not None:
                 cache.envs[str(templates)] = env
         self.env = env
-        self.env.filters.update(first_sentence=first_sentence, url=external_url, trusted=trusted)
+        # tex: a title or an abstract shown in a page, its TeX read and its math as MathML;
+        # tex_text: the same as plain text, for a page's title and description (core/tex.py).
+        self.env.filters.update(first_sentence=first_sentence, url=external_url, trusted=trusted,
+                                tex=tex_markup, tex_text=tex_text)
         self.env.globals.update(front_matter=self._front_matter, search_url=_search_url)
         tax = corpus.taxonomy
         self.topics: list[Topic] = [*tax.topics, OTHER_TOPIC]
@@ -365,7 +370,7 @@ _PREFIX = "\x00"
 
 
 def _search_url(title: str) -> Markup:
-    return external_url("https://arxiv.org/search/?searchtype=title&query=" + quote_plus(title))
+    return external_url("https://arxiv.org/search/?searchtype=title&query=" + quote_plus(tex_text(title)))
 
 
 def template_error(exc: BaseException) -> str | None:

@@ -11,7 +11,8 @@ from collections.abc import Callable
 
 from pybtex.database.input.bibtex import month_names
 
-from ..core.text import shorten, typeset_tex
+from ..core.tex import bib_text
+from ..core.text import shorten
 from ..corpus.model import ARXIV_RE, URL_RE, is_date
 
 _ARXIV_NEW = r"(?:0[7-9]|[1-9]\d)(?:0[1-9]|1[0-2])\.\d{4,5}"
@@ -25,7 +26,7 @@ _MONTHS = {name[:3].lower(): n for n, name in enumerate(month_names.values(), 1)
 
 def arxiv_id(raw: dict[str, str]) -> str | None:
     """The arXiv id, from the most explicit field that gives one."""
-    values = {name: typeset_tex(value) for name, value in raw.items() if name in _ARXIV_FIELDS}
+    values = {name: bib_text(value) for name, value in raw.items() if name in _ARXIV_FIELDS}
     prefix = (values.get("archiveprefix") or values.get("eprinttype") or "").lower()
     eprint = values.get("eprint", "")
     found = _ARXIV_BARE.match(eprint) if eprint and prefix in ("", "arxiv") else None
@@ -49,14 +50,14 @@ _ARXIV_FIELDS = ("archiveprefix", "eprinttype", "eprint", "url", "howpublished",
 
 
 def entry_date(values: dict[str, str]) -> str | None:
-    given = typeset_tex(values.get("date", "")).split("/")[0]
+    given = bib_text(values.get("date", "")).split("/")[0]
     if given and is_date(given):
         return given
-    year = typeset_tex(values.get("year", ""))
+    year = bib_text(values.get("year", ""))
     if not re.fullmatch(r"\d{4}[a-z]?", year, re.ASCII):  # 2023a: a second paper of that year
         return None
     year = year[:4]
-    month = typeset_tex(values.get("month", "")).lower()
+    month = bib_text(values.get("month", "")).lower()
     number = int(month) if month.isdigit() else None
     if number is None:
         word = re.search(r"[a-z]{3,}", month)

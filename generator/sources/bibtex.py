@@ -4,8 +4,8 @@ pybtex's parser reads the file: entries, `@string` macros (and the month names),
 concatenation, `@preamble` and `@comment`; an entry takes the fields it lacks (year, venue,
 authors) from the entry its `crossref` names. Each entry gives a title, authors (and whether
 `and others` ends them), a date, an arXiv id and links (`bibfields.py`) and the abstract when
-there is one; LaTeX in the texts is read as it typesets (`core.text.typeset_tex`). An entry
-without an abstract comes with an empty one: the importer merges it into the paper it already
+there is one; LaTeX in the texts is read as it typesets (`core.tex.bib_text`, as pages read it). An
+entry without an abstract comes with an empty one: the importer merges it into the paper it already
 is, or reports it, and enrich reads its metadata.
 
 Bad input stops the read with one line naming the file, the line and the entry's key: a syntax
@@ -27,7 +27,8 @@ from pybtex.exceptions import PybtexError
 from pybtex.scanner import PybtexSyntaxError, Token
 
 from ..core.errors import SourceError
-from ..core.text import bad_name, has_control, shorten, squash, typeset_tex
+from ..core.tex import bib_text
+from ..core.text import bad_name, has_control, shorten, squash
 from ..corpus.model import MAX_ABSTRACT, MAX_AUTHORS, MAX_NAME, MAX_TITLE
 from .bibfields import arxiv_id, entry_date, entry_links, entry_notes
 from .entries import RawEntry, Source
@@ -261,7 +262,7 @@ def _fields(fields: list[tuple[str, list[str]]], read: set[str], parser: _Parser
 def _entry(values: dict[str, str], position: int, key: str, line: int, shown: str,
            skipped: list[str]) -> RawEntry | None:
     def text(name: str, limit: int) -> str:
-        value = typeset_tex(values.get(name, ""))
+        value = bib_text(values.get(name, ""))
         if has_control(value):
             raise SourceError(shown, "contains a control character", line=line, entry=key, field=name)
         if len(value) > limit:
@@ -299,7 +300,7 @@ def _authors(value: str, shown: str, line: int, key: str, skipped: list[str]) ->
             raise SourceError(shown, f"{name!r}: {exc}", line=line, entry=key, field="author") from None
         parts = [*person.first_names, *person.middle_names, *person.prelast_names, *person.last_names,
                  *person.lineage_names]
-        shown_name = typeset_tex(" ".join(parts))
+        shown_name = bib_text(" ".join(parts))
         problem = bad_name(shown_name)
         if problem:
             raise SourceError(shown, f"{shorten(name)} {problem}", line=line, entry=key, field="author")

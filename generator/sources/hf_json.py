@@ -11,7 +11,7 @@ import re
 from typing import Any
 
 from ..core.errors import SourceError
-from ..core.text import plain_tex, shorten, squash
+from ..core.text import shorten, squash
 from ..corpus.model import MAX_ENTRIES, URL_RE, is_date
 from .entries import RawEntry, Source
 from .intake import LONG_NUMBER, check_json_containers
@@ -114,7 +114,7 @@ def hf_item_entry(item: Any, position: int, path: str) -> RawEntry:
         if isinstance(url, str) and URL_RE.match(url):
             links[kind] = url
     return RawEntry(
-        title=squash(plain_tex(str(title))), abstract=squash(plain_tex(str(summary))), position=position,
+        title=squash(str(title)), abstract=squash(str(summary)), position=position,
         arxiv=strip_version(arxiv) if arxiv else None, authors=authors,
         date=iso_date(paper.get("publishedAt") or item.get("publishedAt")), links=links,
     )

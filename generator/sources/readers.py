@@ -3,8 +3,9 @@
 The format is detected from the content, never trusted from the file name alone. Every reader
 returns a `Source`: what it is (a listing, or loose papers), and its entries in original order,
 with titles and abstracts whitespace-normalised (hard wraps joined) and otherwise exactly as
-written, except that LaTeX a typeset page would not show (`12\\%`, `\\textbf{x}`, `Pok\\'e`) is read
-as the characters it stands for: in texts from arXiv (JSON, Atom) and in BibTeX (`bibtex.py`).
+written: TeX in them (`12\\%`, `2.4$\\times$`) is kept, and read where a text is shown
+(core/tex.py). A BibTeX field is TeX throughout (braces, `--`, accents in names): `bibtex.py`
+reads it as typeset, math and the authors' own macros kept.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import SourceError
-from ..core.text import bad_character, bad_name, plain_tex, shorten, squash
+from ..core.text import bad_character, bad_name, shorten, squash
 from ..corpus.model import (
     ARXIV_RE,
     MAX_ABSTRACT,
@@ -264,7 +265,7 @@ def _atom(text: str, path: str, digest: str) -> Source:
     entries = []
     for position, node in enumerate(root.iter(f"{ATOM}entry"), 1):
         raw_id = (node.findtext(f"{ATOM}id") or "").strip()
-        title = squash(plain_tex(node.findtext(f"{ATOM}title") or ""))
+        title = squash(node.findtext(f"{ATOM}title") or "")
         if "/api/errors" in raw_id:
             raise SourceError(path, f"the arXiv API answered with an error: "
                                     f"{squash(node.findtext(f'{ATOM}summary') or title)}")
@@ -275,7 +276,7 @@ def _atom(text: str, path: str, digest: str) -> Source:
                               field="id")
         entries.append(RawEntry(
             title=title,
-            abstract=squash(plain_tex(node.findtext(f"{ATOM}summary") or "")),
+            abstract=squash(node.findtext(f"{ATOM}summary") or ""),
             position=position,
             arxiv=strip_version(match.group(1)),
             authors=[squash(a.findtext(f"{ATOM}name") or "") for a in node.findall(f"{ATOM}author")],

@@ -1,0 +1,179 @@
+"""pylatexenc's tables of LaTeX macros, for core/tex.py, and math read as plain text.
+
+pylatexenc (a maintained LaTeX parser and LaTeX-to-Unicode converter) knows hundreds of
+macros: symbols, accents, Greek letters, text styles and their arguments. It is asked about one
+macro or one small snippet at a time (cached), never about a whole text: its parser reads `%`
+as a comment and `~` as a tie, which in an abstract are a percent sign and a tilde.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import re
+import unicodedata
+from typing import Any
+
+# Macros whose reading pylatexenc lacks or reads otherwise than a reader of an abstract expects
+# (`\ie` is the authors' shorthand for "i.e."; `\sim` in an abstract says "about").
+WORDS = {
+    "ie": "i.e.", "eg": "e.g.", "etal": "et al.", "etc": "etc.", "cf": "cf.", "vs": "vs.",
+    "wrt": "w.r.t.", "aka": "a.k.a.", "resp": "resp.", "S": "§", "P": "¶", "copyright": "©",
+    "pounds": "£", "textbar": "|", "textminus": "−", "textasciicircum": "^",
+    "textperiodcentered": "·", "sim": "~", "textasciitilde": "~", "LaTeX": "LaTeX", "TeX": "TeX",
+}
+# Commands that typeset nothing here (font switches; \protect and \relax).
+NOTHING = frozenset({
+    "em", "bf", "it", "sc", "tt", "rm", "sf", "sl", "bfseries", "itshape", "scshape", "ttfamily",
+    "normalfont", "upshape", "mdseries", "rmfamily", "sffamily", "relax", "protect", "noindent",
+    "xspace", "displaystyle", "textstyle", "small", "footnotesize", "large", "Large",
+})
+
+SCRIPTS = {"^": dict(zip("0123456789+-=()", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾", strict=True)),
+            "_": dict(zip("0123456789+-=()", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎", strict=True))}
+_SCRIPT_WORDS = {"circ": "°", "prime": "′", "dagger": "†", "ast": "*", "star": "*"}
+
+
+@functools.lru_cache(maxsize=1024)
+def math_text(source: str) -> str:
+    """Math that is not plain text, as text: what pylatexenc reads, or the source as written
+    when it cannot read it."""
+    try:
+        shown = _latex2text().latex_to_text(source)
+    except Exception:  # pylatexenc's reading of a malformed formula: show it as written
+        return f"${source}$"
+    return " ".join(shown.split()) or f"${source}$"
+
+
+def code_point(code: str) -> str | None:
+    match = re.fullmatch(r"x([0-9A-Fa-f]{1,6})|(\d{1,7})", code.strip())
+    if match is None:
+        return None
+    value = int(match.group(1), 16) if match.group(1) else int(match.group(2))
+    if value > 0x10FFFF or unicodedata.category(chr(value)) in ("Cc", "Cf", "Cs", "Co", "Cn"):
+        return None
+    return chr(value)
+
+
+@functools.cache
+def accented(accent: str, base: str) -> str:
+    return snippet_text(f"\\{accent}{{{base}}}")
+
+
+@functools.cache
+def macro_text(name: str) -> str | None:
+    """A macro's text by pylatexenc's table ("" for one that takes arguments: it is read with
+    them), or None when the table does not hold it."""
+    if _context().get_macro_spec(name) is None:
+        return None
+    return "" if takes_arguments(name) else snippet_text("\\" + name)
+
+
+@functools.cache
+def takes_arguments(name: str) -> bool:
+    spec = _walker_context().get_macro_spec(name)
+    return "{" in (getattr(getattr(spec, "args_parser", None), "argspec", None) or "")
+
+
+@functools.lru_cache(maxsize=1024)
+def snippet_text(snippet: str) -> str:
+    try:
+        return _latex2text().latex_to_text(snippet)
+    except Exception:  # pylatexenc failing on a malformed snippet: show it without its backslash
+        return snippet.lstrip("\\")
+
+
+@functools.cache
+def _latex2text() -> Any:
+    # Imported when a text first holds TeX: pylatexenc takes 30 ms to import.
+    from pylatexenc.latex2text import LatexNodes2Text
+
+    # pylatexenc logs what it cannot read (a macro missing its argument) as warnings: here that
+    # is a formula shown as written, not something for a build's log (or `mkdocs --strict`).
+    logging.getLogger("pylatexenc").propagate = False
+    logging.getLogger("pylatexenc").addHandler(logging.NullHandler())
+    return LatexNodes2Text(math_mode="text", strict_latex_spaces="based-on-source")
+
+
+@functools.cache
+def _context() -> Any:
+    from pylatexenc.latex2text import get_default_latex_context_db
+
+    return get_default_latex_context_db()
+
+
+@functools.cache
+def _walker_context() -> Any:
+    from pylatexenc.latexwalker import get_default_latex_context_db
+
+    return get_default_latex_context_db()
+
+
+_MATH_TOKEN = re.compile(r"\\([A-Za-z]+)|\\(.)|([\^_])|([{}])|([A-Za-z&#])|(.)", re.S)
+
+
+@functools.lru_cache(maxsize=4096)
+def math_plain(source: str) -> str | None:
+    """Math that reads as plain text (`2.4\\times`, `\\sim`, `^{3}`, `50\\%`, `\\alpha`), as that
+    text; None for math with a variable, a function or a structure (`O(n)`, `\\frac{a}{b}`)."""
+    out: list[str] = []
+    i = 0
+    while i < len(source):
+        m = _MATH_TOKEN.match(source, i)
+        assert m is not None
+        word, symbol, script, brace, letter, other = m.groups()
+        i = m.end()
+        if word is not None:
+            if word == "unicode":
+                group = re.match(r"\s*\{([^{}]*)\}", source[i:])
+                char = code_point(group.group(1)) if group else None
+                if char is None:
+                    return None
+                out.append(char)
+                i += group.end() if group else 0
+                continue
+            shown = WORDS.get(word) or macro_text(word)
+            if (not shown or takes_arguments(word) or any(c.isascii() and c.isalpha() for c in shown)
+                    or word in NOTHING):
+                return None
+            out.append(shown)
+        elif symbol is not None:
+            if symbol in "%$#&_{}":
+                out.append(symbol)
+            elif symbol in " ,;:>!":
+                out.append(" " if symbol != "!" else "")
+            else:
+                return None
+        elif script is not None:
+            raised, i = _script(source, i, script)
+            if raised is None:
+                return None
+            out.append(raised)
+        elif brace is not None:
+            continue
+        elif letter is not None:
+            return None
+        else:
+            out.append(other)
+    text = " ".join("".join(out).split())
+    return text or None
+
+
+def _script(source: str, i: int, kind: str) -> tuple[str | None, int]:
+    """`^{3}`, `^3`, `^\\circ`, `_{2}` at i (after the sign), as Unicode; None when some
+    character has no raised or lowered form."""
+    group = re.match(r"\s*(?:\{([^{}]*)\}|\\([A-Za-z]+)|([0-9+\-=()]))", source[i:])
+    if group is None:
+        return None, i
+    end = i + group.end()
+    if group.group(2):
+        word = group.group(2)
+        return (_SCRIPT_WORDS.get(word) if kind == "^" else None), end
+    inner = (group.group(1) if group.group(1) is not None else group.group(3)).strip()
+    word = re.fullmatch(r"\\([A-Za-z]+)", inner)
+    if word and kind == "^":
+        return _SCRIPT_WORDS.get(word.group(1)), end
+    forms = SCRIPTS[kind]
+    if inner and all(c in forms for c in inner):
+        return "".join(forms[c] for c in inner), end
+    return None, end

@@ -1,0 +1,366 @@
+"""TeX in a title or an abstract, read as a reader sees it: the one reading every stage uses.
+
+Sources write TeX in plain-text fields: arXiv abstracts (`2.4$\\times$`, `\\ie`, `12\\%`,
+`$\\mathcal{O}(n^3)$`), BibTeX fields (which are TeX throughout). The corpus keeps a text as its
+source gave it; what shows it (pages, feeds, search, the review screen) reads it through
+`tex_parts`, and the BibTeX reader reads its fields through it too (`bibtex=True`).
+
+What is TeX and what is text (every other character stays exactly as written):
+
+- A control word (`\\times`, `\\textbf{x}`, `\\'e`) is read with pylatexenc's table of LaTeX
+  macros (hundreds of symbols, accents, Greek letters, text styles), not a table of our own;
+  one it does not know (`\\method`, an author's own) shows as its name without the backslash.
+- `$...$` is math only as Pandoc reads it: the opening `$` has a character other than a space
+  after it, the closing one a character other than a space before it and no digit after it
+  (`costs $5 and $10` holds no math). A lone `$` stays a dollar. `\\(...\\)`, `\\[...\\]` and
+  `$$...$$` are math too.
+- Math that is plain text (digits, signs, Greek letters, `\\times`, `\\sim`, `^{3}`, `^\\circ`)
+  becomes that text (`2.4×`, `~`, `³`, `°`); the rest stays math (`Part.math`), for the site
+  to write as MathML.
+- `{` and `}` are TeX's braces only around TeX (`{\\delta}`, `\\emph{x}`): `{{ }}` is text.
+  In a BibTeX field every brace is TeX's, and so are `--`, `---`, `~` and the quote ligatures.
+
+Hostile input costs no more than plain text: braces are matched once, in one pass, and nesting
+deeper than `_DEPTH` is read as text.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+from .latex import (
+    NOTHING,
+    SCRIPTS,
+    WORDS,
+    accented,
+    code_point,
+    macro_text,
+    math_plain,
+    math_text,
+    snippet_text,
+    takes_arguments,
+)
+
+
+@dataclass(frozen=True)
+class Part:
+    """A piece of a text as shown: plain text, or (math=True) TeX math to typeset."""
+
+    text: str
+    math: bool = False
+    display: bool = False  # $$...$$ or \[...\]
+
+
+# Commands whose argument is shown as text, read on as TeX (so math inside still is math).
+_STYLES = frozenset({
+    "textbf", "textit", "textsc", "texttt", "textrm", "textsf", "textup", "textmd", "textsl",
+    "textnormal", "emph", "underline", "uline", "mbox", "hbox", "text",
+})
+_REFS = frozenset({"cite", "citep", "citet", "citealp", "citeauthor", "ref", "eqref", "autoref", "cref",
+                   "Cref"})
+# A raised or lowered text whose characters all have a Unicode form (`10^{-3}` is 10⁻³).
+_DEPTH = 20
+_ACCENT_BASE = re.compile(r"\s*(?:\{\s*(\\[ij](?![A-Za-z])|[A-Za-z])\s*\}|(\\[ij](?![A-Za-z])|[A-Za-z]))")
+_LETTER_ACCENT = re.compile(r"(?:\s*\{\s*(\\[ij](?![A-Za-z])|[A-Za-z])\s*\}|\s+([A-Za-z]))")
+_WORD = re.compile(r"\\([A-Za-z]+)\*?")
+# Where something other than a literal run may start.
+_INTERESTING_TEXT = re.compile(r"[\\${}]|~(?=\\[A-Za-z])")  # a tie before a command: `paper~\cite{x}`
+_INTERESTING_BIB = re.compile(r"https?://|[\\${}~`'\-]")
+_LINK_ONLY = re.compile(r"\s*\\(?:href|url)\{[^{}]*\}(?:\{[^{}]*\})?\s*")
+_URL = re.compile(r"https?://[^\s{}]+")  # in BibTeX, no dash or tie of a URL is read
+
+
+def tex_parts(text: str, bibtex: bool = False) -> tuple[Part, ...]:
+    """The text as shown: plain text parts and math parts, adjacent text parts joined.
+
+    bibtex=True reads a BibTeX field: every brace, `--`, `~` and quote ligature is TeX; math and
+    the authors' own macros are kept as written (the corpus keeps them; a page reads them)."""
+    if not (_INTERESTING_BIB.search(text) if bibtex else ("\\" in text or "$" in text)):
+        return (Part(" ".join(text.split()) if bibtex else text),) if text else ()
+    return _parts_cached(text, bibtex)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parts_cached(text: str, bibtex: bool) -> tuple[Part, ...]:
+    reader = _Reader(text, bibtex)
+    reader.read(0, len(text), 0)
+    return tuple(reader.joined())
+
+
+def bib_text(text: str) -> str:
+    """A BibTeX field as a reader sees it once LaTeX has typeset it, on one line:
+    `J{\\'e}gou` is `Jégou`, `{GPU}s` is `GPUs`, `122--131` is `122–131`; math kept as written."""
+    return tex_text(text, bibtex=True)
+
+
+def tex_text(text: str, bibtex: bool = False) -> str:
+    """The text as plain text: math that is not plain text read by pylatexenc too
+    (`$\\mathcal{O}(n^3)$` is `𝒪(n^3)`). For a terminal, a feed, a page's description."""
+    return "".join(p.text if not p.math else math_text(p.text) for p in tex_parts(text, bibtex))
+
+
+class _Reader:
+    def __init__(self, text: str, bibtex: bool) -> None:
+        self.text = text
+        self.bibtex = bibtex
+        self.out: list[Part] = []
+        self.close = _braces(text)
+        self.dollars = [m.start() for m in re.finditer(r"(?<!\\)\$", text)]
+        self.interesting = _INTERESTING_BIB if bibtex else _INTERESTING_TEXT
+
+    def joined(self) -> list[Part]:
+        out: list[Part] = []
+        for part in self.out:
+            if not part.text:
+                continue
+            if out and not part.math and not out[-1].math:
+                out[-1] = Part(out[-1].text + part.text)
+            else:
+                out.append(part)
+        if self.bibtex:
+            out = [Part(" ".join(p.text.split())) if not p.math else p for p in out]
+        return out
+
+    def emit(self, text: str) -> None:
+        self.out.append(Part(text))
+
+    def read(self, start: int, end: int, depth: int) -> None:
+        text = self.text
+        i = start
+        while i < end:
+            found = self.interesting.search(text, i, end)
+            if found is None:
+                self.emit(text[i:end])
+                return
+            j = found.start()
+            if j > i:
+                self.emit(text[i:j])
+            i = j
+            char = text[i]
+            if char == "\\":
+                i = self.command(i, end, depth)
+            elif char == "$":
+                i = self.dollar(i, end)
+            elif char == "{":
+                close = self.close.get(i)
+                if close is None or close > end or depth >= _DEPTH:
+                    self.emit("{" if not self.bibtex else "")
+                    i += 1
+                elif self.bibtex or "\\" in text[i:close]:  # a TeX group: its braces are TeX's
+                    self.read(i + 1, close, depth + 1)
+                    i = close + 1
+                else:  # `{{ }}`, `L_{2}`: text
+                    self.emit("{")
+                    i += 1
+            elif char == "}":
+                self.emit("" if self.bibtex else "}")
+                i += 1
+            elif char == "~" and not self.bibtex:
+                self.emit(" ")
+                i += 1
+            else:  # BibTeX's ligatures and ties
+                i = self.ligature(i, end)
+
+    def ligature(self, i: int, end: int) -> int:
+        text = self.text
+        for token, shown in (("---", "—"), ("--", "–"), ("``", "“"), ("''", "”"), ("~", " ")):
+            if text.startswith(token, i) and i + len(token) <= end:
+                self.emit(shown)
+                return i + len(token)
+        url = _URL.match(text, i, end)
+        if url is not None:
+            self.emit(url.group())
+            return url.end()
+        self.emit(text[i])
+        return i + 1
+
+    def dollar(self, i: int, end: int) -> int:
+        text = self.text
+        if text.startswith("$$", i):
+            close = text.find("$$", i + 2, end)
+            if close > i + 2:
+                self.math(text[i + 2:close], display=True, written=text[i:close + 2])
+                return close + 2
+        later = [d for d in self._dollars_after(i) if d < end]
+        close = later[0] if later else -1
+        if self.bibtex:  # TeX itself: every `$` opens or closes math
+            if close > i:
+                self.math(text[i + 1:close], display=False, written=text[i:close + 1])
+                return close + 1
+            self.emit("$")
+            return i + 1
+        opens = i + 1 < end and not text[i + 1].isspace()
+        # ... and a digit after the closing `$` only where a price would open it (`$5-$10`):
+        # `$\sim$50%` is math.
+        closes = (close > i + 1 and not text[close - 1].isspace()
+                  and not (close + 1 < len(text) and text[close + 1].isdigit() and text[i + 1].isdigit()))
+        if opens and closes:
+            self.math(text[i + 1:close], display=False, written=text[i:close + 1])
+            return close + 1
+        # A `$` right after a command or a percent sign, not before a word, closed math whose
+        # opening `$` the source lost (`5.18\times$ latency`): it shows nothing.
+        if re.search(r"(?:\\[A-Za-z]+|%)\Z", text[max(0, i - 40):i]) and not (
+                i + 1 < len(text) and text[i + 1].isalnum()):
+            return i + 1
+        self.emit("$")
+        return i + 1
+
+    def _dollars_after(self, i: int) -> list[int]:
+        import bisect
+
+        k = bisect.bisect_right(self.dollars, i)
+        return self.dollars[k:k + 1]
+
+    def math(self, source: str, display: bool, written: str) -> None:
+        if self.bibtex:
+            # `$\{$`: a brace written as math, as Google Scholar's BibTeX does
+            self.emit(source[1] if source in ("\\{", "\\}") else written)
+            return
+        plain = math_plain(source)
+        if _LINK_ONLY.fullmatch(source):  # `$\href{URL}{URL}$`: a link written inside math
+            self.out.extend(tex_parts(source.strip()))
+        elif plain is not None:
+            self.emit(plain)
+        elif source.strip():
+            self.out.append(Part(source.strip(), math=True, display=display))
+
+    def command(self, i: int, end: int, depth: int) -> int:
+        text = self.text
+        nxt = text[i + 1] if i + 1 < end else ""
+        if nxt and nxt in "%&$#_{}":
+            self.emit(nxt)
+            return i + 2
+        if nxt in ("(", "[") and not self.bibtex:
+            close = text.find("\\)" if nxt == "(" else "\\]", i + 2, end)
+            if close > i + 2:
+                self.math(text[i + 2:close], display=nxt == "[", written=text[i:close + 2])
+                return close + 2
+        if (nxt and nxt in " ,;:>") or text.startswith("\\\\", i):
+            self.emit(" ")
+            return i + 2
+        if nxt and nxt in "!/-":
+            return i + 2
+        if nxt and nxt in "'\"`^~=.":
+            base = _ACCENT_BASE.match(text, i + 2, end)
+            # Outside BibTeX, a quote escaped before a bare consonant is the quote: arXiv's
+            # `the model\'s cost` (where `Pok\'eChamp` and `\'{s}` are accents).
+            if base and not (nxt in "'\"`" and not self.bibtex and base.group(2)
+                             and base.group(2) not in "AEIOUYaeiouy"):
+                self.emit(accented(nxt, base.group(1) or base.group(2)))
+                return base.end()
+            if nxt in "'\"`":  # an escaped quote: query\'s
+                self.emit(nxt)
+                return i + 2
+        word = _WORD.match(text, i, end)
+        if word is None:  # a backslash before anything else (`\250`) is text
+            self.emit("\\")
+            return i + 1
+        name, after = word.group(1), word.end()
+        if name in "cvuHkrdb" and len(name) == 1:
+            base = _LETTER_ACCENT.match(text, after, end)
+            if base:
+                self.emit(accented(name, base.group(1) or base.group(2)))
+                return base.end()
+        args = self.arguments(after, end)
+        if name in _STYLES and args:
+            start, close = args[0]
+            if depth < _DEPTH:
+                self.read(start + 1, close, depth + 1)
+            else:
+                self.emit(text[start + 1:close])
+            return close + 1
+        if name in ("url", "href") and args:
+            target = text[args[0][0] + 1:args[0][1]]
+            label = text[args[1][0] + 1:args[1][1]] if name == "href" and len(args) > 1 else target
+            label = tex_text(label, self.bibtex) if "\\" in label else label
+            self.emit(label if label == target else f"{label} ({target})")
+            return args[1 if name == "href" and len(args) > 1 else 0][1] + 1
+        if name == "unicode" and args:
+            code = text[args[0][0] + 1:args[0][1]]
+            char = code_point(code)
+            if char is not None:
+                self.emit(char)
+                return args[0][1] + 1
+        if name in ("textsuperscript", "textsubscript") and args:
+            inner = text[args[0][0] + 1:args[0][1]]
+            forms = SCRIPTS["^" if name == "textsuperscript" else "_"]
+            self.emit("".join(forms[c] for c in inner) if all(c in forms for c in inner) else inner)
+            return args[0][1] + 1
+        spaces = self.bibtex  # TeX swallows the spaces after a control word; an abstract's
+        # author who wrote `2.4\times speedup` meant the space, so outside BibTeX it stays.
+        if name in _REFS:
+            if self.bibtex:
+                return self.verbatim(i, args, after)
+            keys = ", ".join(text[s + 1:c] for s, c in args)
+            self.emit(f"[{keys}]" if keys else "")
+            return args[-1][1] + 1 if args else after
+        if name in NOTHING:
+            return _skip_spaces(text, after, end)
+        if name in WORDS:
+            self.emit(WORDS[name])
+            return _empty_group(text, after, end) if not spaces else _skip_spaces(text, after, end)
+        shown = macro_text(name)
+        if shown is None:  # a macro no table knows: the authors' own
+            if self.bibtex:
+                return self.verbatim(i, args, after)
+            self.emit(name)
+            return _empty_group(text, after, end)
+        if args and takes_arguments(name):
+            snippet = text[i:args[-1][1] + 1]
+            self.emit(snippet_text(snippet))
+            return args[-1][1] + 1
+        self.emit(shown)
+        return _empty_group(text, after, end) if not spaces else _skip_spaces(text, after, end)
+
+    def verbatim(self, i: int, args: list[tuple[int, int]], after: int) -> int:
+        stop = args[-1][1] + 1 if args else after
+        self.emit(self.text[i:stop])
+        return stop
+
+    def arguments(self, i: int, end: int) -> list[tuple[int, int]]:
+        """The brace groups right after a command (`[...]` options skipped): (open, close)."""
+        text = self.text
+        out: list[tuple[int, int]] = []
+        while i < end:
+            if text[i] == "[":
+                bracket = text.find("]", i, end)
+                if bracket < 0 or out:
+                    break
+                i = bracket + 1
+                continue
+            close = self.close.get(i) if text[i] == "{" else None
+            if close is None or close >= end:
+                break
+            out.append((i, close))
+            i = close + 1
+        return out
+
+
+def _braces(text: str) -> dict[int, int]:
+    """Each `{` that is closed, to its `}` (escaped braces are not braces), in one pass."""
+    stack: list[int] = []
+    pairs: dict[int, int] = {}
+    i, n = 0, len(text)
+    while i < n:
+        char = text[i]
+        if char == "\\":
+            i += 2
+            continue
+        if char == "{":
+            stack.append(i)
+        elif char == "}" and stack:
+            pairs[stack.pop()] = i
+        i += 1
+    return pairs
+
+
+def _skip_spaces(text: str, i: int, end: int) -> int:
+    while i < end and text[i] in " \t\n":
+        i += 1
+    return _empty_group(text, i, end)
+
+
+def _empty_group(text: str, i: int, end: int) -> int:
+    return i + 2 if text.startswith("{}", i) and i + 2 <= end else i

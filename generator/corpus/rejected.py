@@ -1,0 +1,147 @@
+"""The papers a curator rejected: not in this survey's scope (`corpus/rejected.yaml`).
+
+Rejecting a paper (`survey review`) removes its file and its place in every listing, and adds an
+entry here in the same all-or-nothing write, so that a pull request shows what was dropped and
+why. The entry keeps what finds the paper again when a source brings it back, matched as a
+duplicate is (arXiv id, a title, a near-duplicate abstract: sources/dedupe.py), so that import,
+`survey add` and `survey enrich` leave it out; and what the topic model learns from: a rejection
+says "not in this survey's scope". The file is data: no page shows its text.
+
+    - slug: hybrid-classical-quantum-supercomputing
+      title: Hybrid Classical-Quantum Supercomputing
+      abstract: >-
+        ...
+      arxiv: '2508.16297'
+      date: '2025-08-22'
+      rejected: '2026-11-28'
+      reason: quantum computing, not ML systems
+
+Entries are kept in slug order (a rejection adds one entry where it belongs: a small diff).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..core.errors import CorpusError, raise_problems
+from ..core.text import is_slug, shorten, shown_path
+from ..core.yamlio import LINK, dump_yaml, load_yaml, read_text
+from .fields import Fields
+from .model import MAX_ABSTRACT, MAX_ENTRIES, MAX_TITLE, Paper, arxiv_field, date_field, is_date
+
+REJECTED_FILE = "rejected.yaml"
+REJECTED_FIELDS = ("slug", "title", "alternate_titles", "abstract", "arxiv", "date", "rejected", "reason")
+MAX_REASON = 300  # a short reason, one line
+
+
+@dataclass(frozen=True)
+class Rejected:
+    """A paper a curator rejected: what finds it again, and when and why it was rejected."""
+
+    slug: str  # the slug its file had
+    title: str
+    abstract: str
+    rejected: str  # the day, YYYY-MM-DD
+    arxiv: str | None = None
+    date: str | None = None  # the paper's date
+    reason: str | None = None
+    alternate_titles: tuple[str, ...] = ()
+
+    @property
+    def titles(self) -> list[str]:
+        return [self.title, *self.alternate_titles]
+
+    @classmethod
+    def of(cls, paper: Paper, today: str, reason: str | None = None) -> Rejected:
+        return cls(slug=paper.slug, title=paper.title, abstract=paper.abstract, rejected=today,
+                   arxiv=paper.arxiv, date=paper.date, reason=reason or None,
+                   alternate_titles=tuple(paper.alternate_titles))
+
+    @classmethod
+    def from_dict(cls, data: Any, path: str, where: str, problems: list[CorpusError]) -> Rejected | None:
+        """The entry, or None with its problems noted (checking goes on to the next entry)."""
+        named = data.get("slug") if isinstance(data, dict) else None
+        where = named if isinstance(named, str) and is_slug(named) else where
+        try:
+            f = Fields(data, path, where, REJECTED_FIELDS, problems=problems)
+        except CorpusError as exc:  # not a mapping
+            problems.append(exc)
+            return None
+        before = len(problems)
+        slug = f.text("slug", required=True)
+        if slug is not None and not is_slug(slug):
+            f.problem("slug", f"{shorten(slug)} is not a slug (lower-case letters, digits, single hyphens)")
+        elif slug is not None:
+            f.entry = slug
+        title = f.text("title", required=True, limit=MAX_TITLE)
+        abstract = f.text("abstract", required=True, limit=MAX_ABSTRACT)
+        alternate = f.text_list("alternate_titles", limit=MAX_TITLE)
+        arxiv, date = arxiv_field(f), date_field(f)
+        day = f.text("rejected", required=True)
+        if day is not None and not is_date(day, day=True):
+            f.problem("rejected", f"{shorten(day)} is not a date YYYY-MM-DD (the day it was rejected)")
+        reason = f.text("reason", limit=MAX_REASON, plain=True)
+        if len(problems) > before or slug is None or title is None or abstract is None or day is None:
+            return None
+        return cls(slug=slug, title=title, abstract=abstract, rejected=day, arxiv=arxiv, date=date,
+                   reason=reason, alternate_titles=tuple(alternate))
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"slug": self.slug, "title": self.title}
+        if self.alternate_titles:
+            out["alternate_titles"] = list(self.alternate_titles)
+        out["abstract"] = self.abstract
+        if self.arxiv:
+            out["arxiv"] = self.arxiv
+        if self.date:
+            out["date"] = self.date
+        out["rejected"] = self.rejected
+        if self.reason:
+            out["reason"] = self.reason
+        return out
+
+
+def read_rejected(root: Path) -> list[Rejected]:
+    """The corpus's rejected papers, in the file's order; [] without the file. Every problem of
+    the file is raised at once (CorpusProblems), each naming the entry and the field."""
+    path = root / REJECTED_FILE
+    shown = shown_path(path)
+    if os.path.islink(path):
+        raise CorpusError(shown, LINK)
+    if not os.path.lexists(path):
+        return []
+    return rejected_entries(load_yaml(read_text(path, shown), shown), shown)
+
+
+def rejected_entries(data: Any, shown: str) -> list[Rejected]:
+    """The entries of the file's YAML data, each checked (every problem raised at once)."""
+    if data is None:
+        return []
+    if not isinstance(data, list):
+        raise CorpusError(shown, "must be a list of rejected papers, each {slug, title, abstract, "
+                                 "rejected, ...}")
+    if len(data) > MAX_ENTRIES:
+        raise CorpusError(shown, f"has {len(data):,} entries; at most {MAX_ENTRIES:,} are allowed")
+    problems: list[CorpusError] = []
+    out: list[Rejected] = []
+    seen: dict[str, int] = {}
+    for i, item in enumerate(data, 1):
+        entry = Rejected.from_dict(item, shown, f"#{i}", problems)
+        if entry is None:
+            continue
+        if entry.slug in seen:
+            problems.append(CorpusError(shown, f"rejected twice (also entry #{seen[entry.slug]}): "
+                                               f"keep one", entry=entry.slug, field="slug"))
+            continue
+        seen[entry.slug] = i
+        out.append(entry)
+    raise_problems(problems)
+    return out
+
+
+def rejected_text(entries: list[Rejected]) -> str:
+    """The file's text: the entries in slug order, written canonically."""
+    return dump_yaml([e.to_dict() for e in sorted(entries, key=lambda e: e.slug)])

@@ -1,0 +1,101 @@
+"""TeX math of a title or an abstract as MathML, written at build: browsers typeset MathML
+themselves (Chromium since 109, Firefox, Safari), so a page shows math with no script and no
+request to another host.
+
+latex2mathml reads the TeX. Its output is not trusted as it is: it copies text into the markup
+unescaped (`\\text{<script>}` gave `<mtext><script></mtext>`) and passes attributes through
+(`\\href{javascript:...}`, `\\style{...}`). So its element tree is written out again here, with
+only MathML's presentation elements, a few attributes whose values are plain words or lengths,
+and every text character that HTML or Markdown could read written as a character reference.
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+import re
+import xml.etree.ElementTree as ET
+from typing import Any
+
+from markupsafe import Markup
+
+from ..core.tex import math_text, tex_parts
+from .markup import md_text
+
+_ELEMENTS = frozenset({
+    "math", "mrow", "mi", "mn", "mo", "ms", "mtext", "mspace", "msup", "msub", "msubsup", "mfrac",
+    "msqrt", "mroot", "mover", "munder", "munderover", "mtable", "mtr", "mtd", "mstyle", "mpadded",
+    "mphantom", "menclose", "merror",
+})
+_ATTRIBUTES = frozenset({
+    "mathvariant", "stretchy", "fence", "separator", "lspace", "rspace", "accent", "accentunder",
+    "displaystyle", "scriptlevel", "form", "largeop", "movablelimits", "symmetric", "minsize",
+    "maxsize", "width", "height", "depth", "linethickness", "columnalign", "rowalign",
+    "columnspacing", "rowspacing", "columnlines", "rowlines", "frame", "notation",
+})
+_VALUE = re.compile(r"[A-Za-z0-9. %-]{1,40}")
+# A wrapper Markdown reads as inline HTML: a paragraph that starts with <math>, a block-level
+# tag to Python-Markdown, would be passed through raw and lose its attributes line.
+_OPEN = '<span class="survey-math">'
+_CLOSE = "</span>"
+
+
+@functools.lru_cache(maxsize=4096)
+def mathml(source: str, display: bool = False) -> str | None:
+    """The math as safe MathML inside a span, or None when latex2mathml cannot read it."""
+    try:
+        root = _converter().convert_to_element(source, display="block" if display else "inline")
+    except Exception:  # latex2mathml on a formula it cannot read: the caller shows it as text
+        return None
+    out: list[str] = []
+    _write(root, out, depth=0)
+    if not out:
+        return None
+    return _OPEN + "".join(out) + _CLOSE
+
+
+def _write(node: ET.Element, out: list[str], depth: int) -> None:
+    tag = node.tag.rsplit("}", 1)[-1] if isinstance(node.tag, str) else ""
+    keep = tag in _ELEMENTS and depth < 64
+    if keep:
+        attrs = "".join(f' {name}="{value}"' for name, value in sorted(node.attrib.items())
+                        if name in _ATTRIBUTES and _VALUE.fullmatch(value))
+        if tag == "math" and node.get("display") == "block":
+            attrs += ' display="block"'
+        out.append(f"<{tag}{attrs}>")
+    if node.text:
+        out.append(_text(node.text))
+    if depth < 64:
+        for child in node:
+            _write(child, out, depth + 1)
+    if keep:
+        out.append(f"</{tag}>")
+    if node.tail and depth > 0:
+        out.append(_text(node.tail))
+
+
+def _text(text: str) -> str:
+    # latex2mathml writes symbols as references (`&#x1D4AA;`): read them, then write every
+    # character Markdown or HTML could act on as a reference again.
+    return md_text(html.unescape(text)).replace("<", "&#x3C;").replace(">", "&#x3E;")
+
+
+@functools.cache
+def _converter() -> Any:
+    # Imported when a page first shows math: latex2mathml takes 40 ms to import.
+    import latex2mathml.converter
+
+    return latex2mathml.converter
+
+
+def tex_markup(text: str) -> Markup:
+    """A title or an abstract for a page (the `tex` filter of the templates): its text shown
+    literally (`md_text`), its TeX read (`core.tex`), its math as MathML."""
+    out = []
+    for part in tex_parts(text):
+        if part.math:
+            made = mathml(part.text, part.display)
+            out.append(made if made is not None else md_text(math_text(part.text)))
+        else:
+            out.append(md_text(part.text))
+    return Markup("".join(out))

@@ -1,0 +1,113 @@
+"""Rejecting a paper (issue 37): it leaves the corpus through the all-or-nothing writer, is
+recorded in corpus/rejected.yaml, and `survey check` refuses a corpus that holds it again or a
+malformed rejected file.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import small_corpus, survey
+
+from generator.classify.review import rejection_files
+from generator.corpus.store import load_corpus
+from generator.corpus.writes import write_files
+
+DAY = "2026-11-28"
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return small_corpus(tmp_path_factory.mktemp("small") / "corpus")
+
+
+def copy(corpus: Path, to: Path) -> Path:
+    shutil.copytree(corpus, to)
+    return to
+
+
+def listed_in_two(corpus: Path) -> str:
+    return next(slug for slug, where in sorted(load_corpus(corpus).listings_of().items()) if len(where) > 1)
+
+
+def test_a_rejected_paper_leaves_its_file_and_every_listing_and_is_recorded(
+        small: Path, tmp_path: Path) -> None:
+    corpus = copy(small, tmp_path / "c")
+    slug = listed_in_two(corpus)
+    loaded = load_corpus(corpus)
+    paper = loaded.papers[slug]
+    written = write_files(loaded, rejection_files(loaded, [(slug, "not ML systems")], DAY))
+    assert f"papers/{slug}.yaml" in written and "rejected.yaml" in written
+    assert not (corpus / "papers" / f"{slug}.yaml").exists()
+    after = load_corpus(corpus)
+    assert slug not in after.papers and slug not in after.listings_of()
+    assert len(after.papers) == len(loaded.papers) - 1
+    assert [(r.slug, r.title, r.abstract, r.arxiv, r.rejected, r.reason) for r in after.rejected] == [
+        (slug, paper.title, paper.abstract, paper.arxiv, DAY, "not ML systems")]
+    assert survey("check", "--corpus", str(corpus)).returncode == 0
+
+
+def test_check_refuses_a_paper_that_is_also_rejected(small: Path, tmp_path: Path) -> None:
+    corpus = copy(small, tmp_path / "c")
+    loaded = load_corpus(corpus)
+    paper = next(p for p in loaded.sorted_papers() if p.arxiv)
+    write_files(loaded, rejection_files(loaded, [(paper.slug, None)], DAY))
+    (corpus / paper.file).write_text(yaml.safe_dump(paper.to_dict(), sort_keys=False), encoding="utf-8")
+    result = survey("check", "--corpus", str(corpus))
+    assert result.returncode == 1
+    assert (f"papers/{paper.slug}.yaml: entry {paper.slug}: field 'slug': rejected earlier (entry "
+            f"{paper.slug} of ") in result.stderr
+    assert ("rejected.yaml, same slug): delete this file, or that entry to bring the paper back"
+            in result.stderr)
+    # the same paper under another slug is found by its arXiv id, or its title
+    data = paper.to_dict()
+    (corpus / paper.file).unlink()
+    data["slug"] = "another-slug"
+    moved = corpus / "papers" / "another-slug.yaml"
+    moved.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    assert "same title" in survey("check", "--corpus", str(corpus)).stderr
+    # and a write that would bring it back is refused, as check would refuse the corpus
+    moved.unlink()
+    loaded = load_corpus(corpus)
+    with pytest.raises(Exception, match=r"nothing written: .*rejected earlier"):
+        write_files(loaded, [(paper.file, (small / paper.file).read_text(encoding="utf-8"))])
+
+
+BAD = [
+    ("- slug: x\n", "rejected.yaml: entry x: field 'title': is required"),
+    ("slug: x\n",
+     "rejected.yaml: must be a list of rejected papers, each {slug, title, abstract, rejected, ...}"),
+    ("- slug: a\n  title: T\n  abstract: A\n  rejected: '2026-11-28'\n  reason: <script>x</script>\n",
+     "rejected.yaml: entry a: field 'reason': contains markup (an HTML tag, comment or declaration); "
+     "write it as plain text"),
+    ("- slug: a\n  title: T\n  abstract: A\n  rejected: '2026-13-01'\n",
+     "rejected.yaml: entry a: field 'rejected': '2026-13-01' is not a date YYYY-MM-DD (the day it was "
+     "rejected)"),
+    ("- slug: a\n  title: T\n  abstract: A\n  rejected: '2026-11-01'\n"
+     "- slug: a\n  title: U\n  abstract: B\n  rejected: '2026-11-02'\n",
+     "rejected.yaml: entry a: field 'slug': rejected twice (also entry #1): keep one"),
+    ("- slug: a\n  title: T\n  abstract: A\n  rejected: '2026-11-01'\n  why: no\n",
+     "rejected.yaml: entry a: field 'why': unknown field; known fields: slug, title, alternate_titles, "
+     "abstract, arxiv, date, rejected, reason"),
+]
+
+
+@pytest.mark.parametrize(("text", "error"), BAD)
+def test_check_refuses_a_malformed_rejected_file_in_one_line_each(
+        small: Path, tmp_path: Path, text: str, error: str) -> None:
+    corpus = copy(small, tmp_path / "c")
+    (corpus / "rejected.yaml").write_text(text, encoding="utf-8")
+    result = survey("check", "--corpus", str(corpus), cwd=corpus)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert result.stderr.splitlines()[0] == error
+
+
+def test_the_rejected_file_is_no_link(small: Path, tmp_path: Path) -> None:
+    corpus = copy(small, tmp_path / "c")
+    (corpus / "rejected.yaml").symlink_to("/etc/passwd")
+    result = survey("check", "--corpus", str(corpus), cwd=corpus)
+    assert result.returncode == 1
+    assert "rejected.yaml: is a symbolic link; not read" in result.stderr

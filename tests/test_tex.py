@@ -1,0 +1,212 @@
+"""TeX in titles and abstracts (issue 34, item 3): read as text, or written as MathML at build,
+through core/tex.py, wherever a reader or a curator sees a paper. The expectations are what a
+typeset page shows, written out by hand."""
+
+from __future__ import annotations
+
+import gzip
+import html.parser
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+from conftest import make_project, mkdocs_build, new_corpus, real_papers
+
+from generator.core.tex import Part, bib_text, tex_parts, tex_text
+from generator.corpus.model import Paper
+from generator.corpus.store import paper_text
+from generator.site.mathml import mathml, tex_markup
+
+
+@pytest.mark.parametrize(("tex", "shown"), [
+    # the issue's cases
+    (r"up to 2.5$\times$ faster", "up to 2.5× faster"),
+    (r"up to 2.4\times speedup", "up to 2.4× speedup"),  # a seed: \times outside math
+    (r"up to 5.18\times$ latency reductions", "up to 5.18× latency reductions"),  # a seed: lost `$`
+    (r"bubbles (\ie, idle waiting time)", "bubbles (i.e., idle waiting time)"),
+    (r"by 43.8\% on average", "by 43.8% on average"),
+    (r"PIXART-{\alpha} and PIXART-{\delta}, $\beta$ and $\Delta$", "PIXART-α and PIXART-δ, β and Δ"),
+    (r"$\sim$50\% of $\sim$ 3 GPUs", "~50% of ~ 3 GPUs"),
+    (r"$10^{3}$ and $10^3$, H$_2$O and 90$^\circ$", "10³ and 10³, H₂O and 90°"),
+    (r"we propose \method, and \method{} wins; \prot\ runs", "we propose method, and method wins; prot runs"),
+    # what else the real feed and the seeds hold
+    (r"T\"ulu and M\'elange, na\"{\i}vely; the model\'s cost", "Tülu and Mélange, naïvely; the model's cost"),
+    (r"$1.2$--$10\times$ and $2.55 \times$", "1.2--10× and 2.55 ×"),
+    (r"impact$\unicode{x2014}$especially", "impact—especially"),
+    (r"\textbf{hardware (HSPI)} and \emph{fast} and \underline{E}dge", "hardware (HSPI) and fast and Edge"),
+    (r"heuristics~\cite{IterativeGreedy22} that", "heuristics [IterativeGreedy22] that"),
+    (r"at $\href{https://github.com/U/O}{https://github.com/U/O}$.", "at https://github.com/U/O."),
+    (r"on \href{https://github.com/A/B}{Github}.", "on Github (https://github.com/A/B)."),
+    (r"costs \$250M", "costs $250M"),
+])
+def test_simple_tex_reads_as_text(tex: str, shown: str) -> None:
+    assert tex_parts(tex) == (Part(shown),)
+    assert tex_text(tex) == shown
+
+
+@pytest.mark.parametrize("text", [
+    "<kernel> + <programming model>", "S* and C# for a|b", "costs $5 and $10", "a lone $5", "$",
+    "$42 training cost", "{{ 7*7 }} and {% raw %}", "10^4 L_{2} x_1", "50% of 100%, ~3 GPUs -- or --- more",
+    "a `quote` and ''two''", "\\250 million", "US$ 5 and 5 $", "\\", "{", "}", "a {b} c",
+])
+def test_text_that_is_not_tex_shows_as_written(text: str) -> None:
+    assert tex_parts(text) == (Part(text),)
+
+
+def test_math_stays_math() -> None:
+    assert tex_parts(r"complexity $\mathcal{O}(n^3)$ for a matrix of size $n\times n$.") == (
+        Part("complexity "), Part(r"\mathcal{O}(n^3)", math=True), Part(" for a matrix of size "),
+        Part(r"n\times n", math=True), Part("."))
+    assert tex_parts(r"\(W_1\) and $$x+y$$") == (
+        Part("W_1", math=True), Part(" and "), Part("x+y", math=True, display=True))
+    assert tex_text(r"complexity $\mathcal{O}(n^3)$") == "complexity 𝒪(n^3)"  # for a terminal, a feed
+
+
+def test_bibtex_keeps_math_and_authors_macros_for_the_page_to_read() -> None:
+    assert bib_text(r"{MoE}$^2$ and \ours{} with {\'e}") == r"MoE$^2$ and \ours{} with é"
+    assert tex_text(bib_text(r"{MoE}$^2$ and \ours{} with {\'e}")) == "MoE² and ours with é"
+
+
+def test_mathml_is_math_and_nothing_else() -> None:
+    made = mathml(r"\mathcal{O}(n^3)")
+    assert made is not None
+    math = BeautifulSoup(made, "html.parser").find("math")
+    assert math.find("msup").get_text() == "n3" and math.get_text() == "𝒪(n3)"
+
+
+class _Markup(html.parser.HTMLParser):
+    """Every tag and attribute of a piece of HTML, as a browser's parser reads them."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[str] = []
+        self.attributes: list[tuple[str, str | None]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(tag)
+        self.attributes += attrs
+
+
+MATHML_TAGS = {"span", "math", "mrow", "mi", "mn", "mo", "mtext", "msup", "msub", "msubsup", "mfrac",
+               "msqrt", "mroot", "mover", "munder", "mstyle", "mspace", "mtable", "mtr", "mtd", "mpadded"}
+
+
+@pytest.mark.parametrize("tex", [
+    r"$\text{<script>alert(1)</script>}$", r"$\href{javascript:alert(1)}{x} y$",
+    r"$\style{background:url(http://evil.example/x)}{x} y$", r"$\color{red}{x} \mathrm{\"><img src=x>}$",
+    r"$x_{\text{\" onmouseover=\"alert(1)}}$", r"$\unicode{x3C}script\unicode{x3E} z$",
+    r"$\mathcal{O}(n^3) {{ 7*7 }} \text{--8<-- mkdocs.yml}$", r"$\frac{1}{2$",
+    r"$\begin{array}{c}a\end{array}$", r"$a & b \\ c$",
+])
+def test_mathml_of_hostile_math_is_safe(tex: str) -> None:
+    written = str(tex_markup(tex))
+    parser = _Markup()
+    parser.feed(written)
+    assert set(parser.tags) <= MATHML_TAGS, written
+    assert {name for name, _ in parser.attributes} <= {"class", "mathvariant", "stretchy", "display", "fence",
+                                                       "separator", "lspace", "rspace", "columnalign",
+                                                       "columnspacing", "rowspacing", "displaystyle",
+                                                       "movablelimits", "accent", "width"}, written
+    assert not re.search(r"javascript|url\(|evil|[{}*_`|]{2}|--", written), written
+
+
+# --- where a reader sees a paper ------------------------------------------------------------
+
+MATH_TITLE = r"MoE$^2$: Kernels in $\mathcal{O}(n^3)$ at 2.4\times"
+MATH_ABSTRACT = (r"We reach 2.5$\times$ speedups (\ie, 5.18\times$ less time) on 12\% of $\sim$ 100 GPUs at "
+                 r"30$^\circ$C, where $\mathcal{O}(n^3)$ was the cost of \method; a lone $5 and "
+                 r"<kernel> S* C# | {{ }} stay.")
+MATH_SHOWN = ("We reach 2.5× speedups (i.e., 5.18× less time) on 12% of ~ 100 GPUs at 30°C, where "
+              "𝒪(n3) was the cost of method; a lone $5 and <kernel> S* C# | {{ }} stay.")
+
+
+def math_corpus(tmp: Path) -> Path:
+    corpus = new_corpus(tmp)
+    (corpus / "papers").mkdir()
+    paper = Paper(slug="math-paper", title=MATH_TITLE, abstract=MATH_ABSTRACT, topics=["kernels"],
+                  tags=["cuda"], date="2025-01-02", added="2026-11-28")
+    (corpus / "papers" / "math-paper.yaml").write_text(paper_text(paper), encoding="utf-8")
+    return corpus
+
+
+@pytest.fixture(scope="module")
+def math_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tmp = tmp_path_factory.mktemp("math")
+    return mkdocs_build(make_project(tmp, math_corpus(tmp)))
+
+
+@pytest.mark.slow
+def test_pages_feeds_and_descriptions_read_the_tex(math_site: Path) -> None:
+    page = BeautifulSoup((math_site / "papers" / "math-paper" / "index.html").read_text(), "html.parser")
+    h1 = page.select_one("article h1")
+    assert h1.find(string=True) == "MoE²: Kernels in "
+    assert [m.get_text() for m in h1.find_all("math")] == ["𝒪(n3)"]
+    abstract = page.find(id="abstract").find_next("p")
+    assert abstract.get_text() == MATH_SHOWN
+    assert abstract.find("math").find("msup")  # n³ typeset by the browser, not as text
+    assert page.title.get_text() == "MoE²: Kernels in 𝒪(n^3) at 2.4× - ML Systems Survey"
+    assert page.find("meta", attrs={"name": "description"})["content"] == MATH_SHOWN.replace("(n3)", "(n^3)")
+    assert not page.find("script", src=re.compile("mathjax|katex", re.I))
+    topic = BeautifulSoup((math_site / "topics" / "kernels" / "index.html").read_text(), "html.parser")
+    entry = topic.find("a", href="../../papers/math-paper/")
+    assert entry.get_text() == "MoE²: Kernels in 𝒪(n3) at 2.4×"
+    feed = ET.parse(math_site / "feed.xml").getroot()
+    atom = "{http://www.w3.org/2005/Atom}"
+    item = feed.find(f"{atom}entry")
+    assert item.findtext(f"{atom}title") == "MoE²: Kernels in 𝒪(n^3) at 2.4×"
+    assert item.findtext(f"{atom}summary") == MATH_SHOWN.replace("(n3)", "(n^3)")
+
+
+@pytest.fixture(scope="module")
+def math_base(math_site: Path) -> Iterator[str]:
+    from test_browser import serve
+
+    with serve(math_site) as base:
+        yield base
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_chromium_typesets_the_math_with_no_script_and_no_other_host(math_base: str) -> None:
+    from test_browser import goto, launch_chromium, open_tab
+
+    with launch_chromium() as browser, open_tab(browser) as tab:
+        goto(tab, math_base + "papers/math-paper/")
+        boxes = tab.page.evaluate("""() => {
+          const math = document.querySelector("article h2#abstract + p math");
+          const [base, raised] = math.querySelector("msup").children;
+          const box = el => el.getBoundingClientRect();
+          return {width: box(math).width, base: box(base).top, raised: box(raised).top,
+                  display: getComputedStyle(math).display};
+        }""")
+        assert boxes["width"] > 20 and boxes["raised"] < boxes["base"], boxes  # the 3 is raised
+        tab.assert_clean()
+
+
+@pytest.mark.real
+def test_the_real_arxiv_feed_shows_no_raw_tex() -> None:
+    """Of the feed's 1,203 abstracts and titles, 242 hold TeX as written; shown, none does: what
+    is left of `$` and `\\` is a price or a `$` that opens no math (`$ O(log(n))$`, a space after
+    it, as Pandoc reads it)."""
+    feed = real_papers().parent / "arxiv-mlsys-2024-12-to-2025-12.atom.xml.gz"
+    root = ET.fromstring(gzip.decompress(feed.read_bytes()))
+    atom = "{http://www.w3.org/2005/Atom}"
+    texts = [" ".join((e.findtext(f"{atom}{name}") or "").split())
+             for e in root.iter(f"{atom}entry") for name in ("title", "summary")]
+    raw = re.compile(r"\\[A-Za-z]+|\\[%&#_{}$]|\$[^$\s][^$]*\$")
+    assert sum(bool(raw.search(t)) for t in texts) > 240
+    left = []
+    for text in texts:
+        parts = tex_parts(text)
+        shown = "".join(p.text for p in parts if not p.math)
+        left += [shown[max(0, m.start() - 20):m.end() + 20] for m in re.finditer(r"\\[A-Za-z%]|\$\S", shown)]
+        for part in parts:
+            assert not part.math or mathml(part.text, part.display), part
+    assert left == ["st savings of up to $2.5 million, while ma",
+                    "Specifically, only ~$1.3B is required to i",
+                    "pancy is $ O(log(n))$. For the discrepancy",
+                    "it (LEO) may reach ≲$200/kg by the mid-203",
+                    "nd upgrade cost (in $) and cost depreciati"], left
