@@ -16,6 +16,7 @@ from ..core.errors import CorpusError
 from ..core.text import is_slug, shorten
 from .fields import MAX_ITEMS, Fields, text_problem
 from .fields import kind as value_kind
+from .scores import confidence_field, doubt_field
 
 LINK_KINDS = ("paper", "pdf", "code", "project")
 CURATABLE = ("title", "abstract", "arxiv", "authors", "date", "topics", "tags", "links")
@@ -27,7 +28,6 @@ ARXIV_RE = re.compile(r"^(?:\d{4}\.\d{4,5}|[a-z][a-z.-]*(?:\.[A-Z]{2})?/\d{7})\Z
 DATE_RE = re.compile(r"^\d{4}(?:-(?:0[1-9]|1[0-2])(?:-(?:0[1-9]|[12]\d|3[01]))?)?\Z", re.ASCII)
 DAY_RE = re.compile(r"^\d{4}-\d{2}-\d{2}\Z", re.ASCII)
 URL_RE = re.compile(r"^https?://[^\s<>\"'`\\]+\Z")
-FRACTION_RE = re.compile(r"^[01](?:\.\d{1,6})?\Z", re.ASCII)
 
 
 def is_date(text: str, day: bool = False) -> bool:
@@ -154,8 +154,7 @@ class Paper:
             if name not in CURATABLE:
                 f.problem("curated", f"{shorten(name)} is not a curatable field ({', '.join(CURATABLE)})")
         topics, tags = f.text_list("topics"), f.text_list("tags")
-        confidence = _confidence(f, topics)
-        doubt = _doubt(f)
+        confidence, doubt = confidence_field(f, topics), doubt_field(f)
         alternate_titles = f.text_list("alternate_titles", limit=MAX_TITLE)
         # Two co-authors may share a name ('Chen Li' twice in 45 real papers): real data.
         authors = f.text_list("authors", unique=False, limit=MAX_NAME, items=MAX_AUTHORS, names=True)
@@ -242,54 +241,6 @@ def _links(f: Fields) -> dict[str, str]:
     for extra in sorted(str(k) for k in links_raw if k not in LINK_KINDS):
         f.problem(f"links.{extra}", f"unknown link kind; use {', '.join(LINK_KINDS)}")
     return links
-
-
-def _confidence(f: Fields, topics: list[str]) -> dict[str, float]:
-    raw = f.data.get("confidence")
-    if raw is None:
-        return {}
-    if not isinstance(raw, dict):
-        f.problem("confidence", "must be a mapping of topic to the model's confidence, from 0 to 1")
-        return {}
-    out = {}
-    for topic, value in raw.items():
-        name = f"confidence.{topic}"
-        if topic not in topics:
-            f.problem(name, "is not one of the paper's topics: remove it (a topic a person chose "
-                            "has no confidence; list topics in curated)")
-            continue
-        # YAML gives the numbers as text (the corpus's loader reads no floats): 0.87 is "0.87".
-        number = _fraction(value)
-        if number is None:
-            f.problem(name, f"{shorten(value)} is not a number from 0 to 1")
-        else:
-            out[topic] = number
-    return out
-
-
-DOUBT_RE = re.compile(r"^\d{1,3}(?:\.\d{1,6})?\Z", re.ASCII)
-MAX_DOUBT = 200  # one a topic at most: a taxonomy of more topics than this is no survey's
-
-
-def _doubt(f: Fields) -> float | None:
-    raw = f.data.get("doubt")
-    if raw is None:
-        return None
-    if isinstance(raw, bool) or not isinstance(raw, (int, float, str)) or (
-            isinstance(raw, str) and not DOUBT_RE.match(raw)) or not 0 <= float(raw) <= MAX_DOUBT:
-        f.problem("doubt", f"{shorten(raw)} is not a number from 0 to {MAX_DOUBT} (the topics the model "
-                           "expects to be wrong)")
-        return None
-    return float(raw)
-
-
-def _fraction(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        return None
-    if isinstance(value, str) and not FRACTION_RE.match(value):
-        return None
-    number = float(value)
-    return number if 0 <= number <= 1 else None  # NaN is not
 
 
 def _enriched(f: Fields) -> list[Enriched]:
