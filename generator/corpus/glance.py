@@ -23,7 +23,8 @@ from ..core.text import shown_path
 from ..core.yamlio import MAX_PAPER_BYTES, TextLoader, load_yaml, read_text
 from .journal import pending
 from .lock import CorpusLock
-from .model import FRACTION_RE, Paper
+from .model import Paper
+from .scores import DOUBT_RE, FRACTION_RE, MAX_DOUBT
 from .store import record_files
 
 
@@ -37,6 +38,7 @@ class Glance:
     topics: tuple[str, ...] = ()
     confidence: dict[str, float] = field(default_factory=dict)
     reviewed: bool = False
+    doubt: float | None = None  # the topics the model expects to be wrong, as import stored it
 
 
 def glance_papers(root: Path) -> list[Glance]:
@@ -65,7 +67,7 @@ def _glance(path: Path, shown: str) -> Glance:
         if paper.slug != path.stem:
             raise SurveyError(f"{shown}: slug {paper.slug!r} does not match the file name")
         return Glance(paper.slug, paper.title, tuple(paper.topics), dict(paper.confidence),
-                      paper.topics_reviewed)
+                      paper.topics_reviewed, paper.doubt)
     return found
 
 
@@ -79,6 +81,11 @@ def _read(node: yaml.MappingNode) -> Glance | None:
             if not isinstance(value, yaml.ScalarNode):
                 return None
             values[name] = value.value
+        elif name == "doubt":
+            if not isinstance(value, yaml.ScalarNode) or not DOUBT_RE.match(value.value) or float(
+                    value.value) > MAX_DOUBT:
+                return None
+            values[name] = float(value.value)
         elif name in ("topics", "curated"):
             if not isinstance(value, yaml.SequenceNode) or not all(
                     isinstance(item, yaml.ScalarNode) for item in value.value):
@@ -96,7 +103,7 @@ def _read(node: yaml.MappingNode) -> Glance | None:
     if not isinstance(values.get("slug"), str) or not isinstance(values.get("title"), str):
         return None
     return Glance(values["slug"], values["title"], values.get("topics", ()), values.get("confidence", {}),
-                  "topics" in values.get("curated", ()))
+                  "topics" in values.get("curated", ()), values.get("doubt"))
 
 
 def glance_listings(root: Path) -> dict[str, list[tuple[str, int]]]:
