@@ -9,66 +9,60 @@ A decision sets the paper's topics, lists `topics` in its `curated` and drops th
 from __future__ import annotations
 
 import copy
-import csv
 import difflib
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from ..core.errors import CorpusError, SurveyError
+from ..core.records import csv_rows, yaml_items
 from ..core.text import shorten
-from ..core.yamlio import load_yaml, read_text
+from ..core.yamlio import open_plain
+from ..corpus.glance import Glance
 from ..corpus.model import CURATABLE, Paper
 from ..corpus.rejected import REJECTED_FILE, Rejected, rejected_text
 from ..corpus.store import Corpus, listing_text, paper_text, shown_path
 from ..corpus.taxonomy import Taxonomy
-from .model import REVIEW_LOW
-from .suggest import suggest_all
+from .model import REVIEW_LOW, doubt
 
 
 @dataclass(frozen=True)
 class Pending:
-    """A paper waiting for a person's decision, with the model's confidence in every topic
-    (empty without a topic model)."""
+    """A paper waiting for a person's decision: the model's confidence in its topics (every
+    topic when freshly scored; the suggested ones when read from its file; empty without a
+    topic model) and its doubt (the paper file's `doubt`, as classify/model.py's doubt() gives
+    it; None where the file has none)."""
 
     slug: str
     scores: Mapping[str, float]
+    doubt: float | None = None
 
     @property
     def expected_wrong(self) -> float:
-        return expected_wrong(self.scores)
+        """The doubt, else what the scores at hand say (a file written before `doubt` was kept
+        holds only its suggested topics' confidence: `survey classify --write` stores it)."""
+        return self.doubt if self.doubt is not None else doubt(self.scores)
 
 
-def expected_wrong(scores: Mapping[str, float]) -> float:
-    """How many of a paper's topic decisions the model is expected to get wrong, if its
-    confidences are calibrated: for each topic, the chance that the side it chose is wrong."""
-    return sum(min(p, 1 - p) for p in scores.values())
+expected_wrong = doubt  # how `survey review` names it to a curator
 
 
 def review_order(pending: Iterable[Pending]) -> list[Pending]:
-    """The queue's order: most expected wrong topics first, equal ones by slug."""
+    """The queue's order, from what each paper file stores: most expected wrong topics first,
+    equal ones by slug. Cheap (a sort of stored numbers) at any size of queue."""
     return sorted(pending, key=lambda p: (-p.expected_wrong, p.slug))
 
 
-def queue(corpus: Corpus, topic: str | None = None,
-          progress: Callable[[int, int], None] | None = None) -> list[Pending]:
-    """Every paper whose topics are not curated, in review order; with `topic`, only those that
-    have it or that the model gives it at least REVIEW_LOW (the ones it may have missed)."""
-    if topic is not None and topic not in corpus.taxonomy.topic_ids:
-        raise SurveyError(f"--topic: unknown topic {topic!r}; the topics are "
-                          f"{', '.join(corpus.taxonomy.topic_ids)}")
-    papers = [p for p in corpus.sorted_papers() if "topics" not in p.curated]
-    if progress:
-        progress(0, len(papers))
-    # The model over every waiting paper, on every core: 6 to 8 ms a paper on one.
-    briefs = suggest_all(corpus.taxonomy, [(p.title, p.abstract) for p in papers]) if papers else []
-    if progress:
-        progress(len(papers), len(papers))
-    pending = [Pending(p.slug, dict(b.scores)) for p, b in zip(papers, briefs, strict=True)
-               if topic is None or topic in p.topics or dict(b.scores).get(topic, 0.0) >= REVIEW_LOW]
-    return review_order(pending)
+def queue(glances: Iterable[Glance], topic_ids: Sequence[str], topic: str | None = None) -> list[Pending]:
+    """Every paper whose topics no person has confirmed, in review order, from what each paper's
+    file stores (corpus/glance.py: no paper is scored again, so the queue opens at once); with
+    `topic`, only those that have it or whose stored confidence in it is at least REVIEW_LOW."""
+    if topic is not None and topic not in topic_ids:
+        raise SurveyError(f"--topic: unknown topic {topic!r}; the topics are {', '.join(topic_ids)}")
+    return review_order(Pending(g.slug, g.confidence, g.doubt) for g in glances if not g.reviewed and (
+        topic is None or topic in g.topics or g.confidence.get(topic, 0.0) >= REVIEW_LOW))
 
 
 def decided(paper: Paper, topics: Iterable[str], taxonomy: Taxonomy) -> Paper:
@@ -76,7 +70,7 @@ def decided(paper: Paper, topics: Iterable[str], taxonomy: Taxonomy) -> Paper:
     chosen = set(topics)
     new = copy.deepcopy(paper)
     new.topics = [t for t in taxonomy.topic_ids if t in chosen]
-    new.confidence = {}
+    new.confidence, new.doubt = {}, None
     new.curated = [c for c in CURATABLE if c in {*paper.curated, "topics"}]
     return new
 
@@ -112,30 +106,30 @@ _SPLIT = re.compile(r"[\s,;]+")
 def read_decisions(path: Path, corpus: Corpus) -> list[tuple[str, list[str]]]:
     """(slug, topics) for each entry of a YAML list of {slug, topics} or a CSV file with `slug`
     and `topics` columns (other columns are ignored: `survey export --format csv`, edited, is
-    one). Every entry is checked before any is applied; the first problem is raised, naming
-    the file, the entry and the field."""
+    one). Every entry is checked as it is read (core/records.py: the file is never held whole),
+    and before any is applied; the first problem is raised, naming the file, the entry and the
+    field."""
     shown = shown_path(path)
     suffix = path.suffix.lower()
     if suffix not in (".yaml", ".yml", ".csv"):
         raise SurveyError(f"{shown}: decisions are read from a .yaml, .yml or .csv file")
-    text = read_text(path, shown)
-    rows = _csv_rows(text, shown) if suffix == ".csv" else _yaml_rows(text, shown)
-    if not rows:
-        raise CorpusError(shown, "holds no decision")
     out: list[tuple[str, list[str]]] = []
     seen: dict[str, str] = {}
-    for where, line, slug, topics in rows:
-        fail = _failing(shown, where, line)
-        if not isinstance(slug, str) or not slug:
-            raise fail("slug", f"must be a paper's slug, found {shorten(slug)}")
-        if slug not in corpus.papers:
-            close = difflib.get_close_matches(slug, sorted(corpus.papers), n=1)
-            raise fail("slug", "no paper with this slug in the corpus"
-                               + (f"; did you mean {close[0]}?" if close else ""), entry=slug)
-        if slug in seen:
-            raise fail("slug", f"decided twice (also {seen[slug]})", entry=slug)
-        seen[slug] = where
-        out.append((slug, _topics(topics, corpus.taxonomy, fail, slug)))
+    with open_plain(path, shown) as fh:
+        for where, line, slug, topics in (_csv_rows if suffix == ".csv" else _yaml_rows)(fh, shown):
+            fail = _failing(shown, where, line)
+            if not isinstance(slug, str) or not slug:
+                raise fail("slug", f"must be a paper's slug, found {shorten(slug)}")
+            if slug not in corpus.papers:
+                close = difflib.get_close_matches(slug, sorted(corpus.papers), n=1)
+                raise fail("slug", "no paper with this slug in the corpus"
+                                   + (f"; did you mean {close[0]}?" if close else ""), entry=slug)
+            if slug in seen:
+                raise fail("slug", f"decided twice (also {seen[slug]})", entry=slug)
+            seen[slug] = where
+            out.append((slug, _topics(topics, corpus.taxonomy, fail, slug)))
+    if not out:
+        raise CorpusError(shown, "holds no decision")
     return out
 
 
@@ -158,43 +152,36 @@ def _topics(value: Any, taxonomy: Taxonomy, fail: Callable[..., CorpusError], sl
     return list(dict.fromkeys(value))
 
 
-def _yaml_rows(text: str, shown: str) -> list[tuple[str, int | None, Any, Any]]:
-    data = load_yaml(text, shown)
-    if data is None:
-        return []
-    if not isinstance(data, list):
-        raise CorpusError(shown, "must be a list of decisions, each {slug: SLUG, topics: [TOPIC, ...]}")
-    rows: list[tuple[str, int | None, Any, Any]] = []
-    for i, item in enumerate(data):
+Row = tuple[str, int | None, Any, Any]
+
+
+def _yaml_rows(fh: BinaryIO, shown: str) -> Iterator[Row]:
+    shape = "must be a list of decisions, each {slug: SLUG, topics: [TOPIC, ...]}"
+    for i, (line, item) in enumerate(yaml_items(fh, shown, shape)):
         where = f"#{i + 1}"
         if not isinstance(item, dict):
-            raise CorpusError(shown, "must be a mapping {slug: SLUG, topics: [TOPIC, ...]}", entry=where)
+            raise CorpusError(shown, "must be a mapping {slug: SLUG, topics: [TOPIC, ...]}", entry=where,
+                              line=line)
         label = item.get("slug") if isinstance(item.get("slug"), str) else where
         for key in sorted(map(str, item)):
             if key not in ("slug", "topics"):
                 raise CorpusError(shown, "unknown field; a decision has slug and topics", entry=label,
-                                  field=key)
+                                  field=key, line=line)
         if "topics" not in item:
             raise CorpusError(shown, "is required (write [] for none of the topics)", entry=label,
-                              field="topics")
-        rows.append((where, None, item.get("slug"), item["topics"]))
-    return rows
+                              field="topics", line=line)
+        yield where, line, item.get("slug"), item["topics"]
 
 
-def _csv_rows(text: str, shown: str) -> list[tuple[str, int | None, Any, Any]]:
-    reader = csv.DictReader(text.splitlines(keepends=True))
-    header = reader.fieldnames or []
+def _csv_rows(fh: BinaryIO, shown: str) -> Iterator[Row]:
+    header, rows = csv_rows(fh, shown)
     missing = [name for name in ("slug", "topics") if name not in header]
     if missing:
         raise CorpusError(shown, f"the first row names the columns, and needs {' and '.join(missing)}",
                           line=1)
-    rows: list[tuple[str, int | None, Any, Any]] = []
-    try:
-        for row in reader:
-            if not any((v or "").strip() for v in row.values() if isinstance(v, str)):
-                continue  # a blank line of a spreadsheet
-            slug = (row.get("slug") or "").strip()
-            rows.append((f"row {len(rows) + 1}", reader.line_num, slug, row.get("topics") or ""))
-    except csv.Error as exc:
-        raise CorpusError(shown, f"not CSV: {exc}", line=reader.line_num) from None
-    return rows
+    n = 0
+    for line, row in rows:
+        if not any((v or "").strip() for v in row.values() if isinstance(v, str)):
+            continue  # a blank line of a spreadsheet
+        n += 1
+        yield f"row {n}", line, (row.get("slug") or "").strip(), row.get("topics") or ""

@@ -13,12 +13,12 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ..core.errors import CorpusError, SurveyError
-from ..core.yamlio import load_yaml
+from ..core.yamlio import load_yaml, too_big
 from .check import duplicate_problems, listing_problems, rejected_problems, vocabulary_problems
 from .journal import Untrusted, commit, read_plain
 from .model import Listing, Paper
 from .rejected import REJECTED_FILE, rejected_entries
-from .store import Corpus, shown_path
+from .store import Corpus, largest, shown_path
 from .taxonomy import MODEL_FILE, Taxonomy, weights_from_data
 
 
@@ -50,6 +50,18 @@ def _same(path: Path, text: str | None) -> bool:
 
 
 def _validate(corpus: Corpus, files: list[tuple[str, str | None]]) -> None:
+    trial = with_files(corpus, files)
+    removed = {name[:-5] for rel, text in files if text is None
+               for folder, _, name in [rel.rpartition("/")] if folder == "papers"}
+    before = {str(p) for p in _problems(corpus)}
+    new = [p for p in _problems(trial, removed) if str(p) not in before]
+    if new:
+        raise new[0]
+
+
+def with_files(corpus: Corpus, files: Iterable[tuple[str, str | None]]) -> Corpus:
+    """The corpus as it is once these files are written (each read as `survey check` reads it;
+    a CorpusError for one it would refuse); the corpus given is not changed."""
     papers, listings, taxonomy = dict(corpus.papers), dict(corpus.listings), corpus.taxonomy
     rejected = corpus.rejected
     for rel, text in files:
@@ -63,7 +75,10 @@ def _validate(corpus: Corpus, files: list[tuple[str, str | None]]) -> None:
             continue
         data = load_yaml(text, shown)
         if folder in ("papers", "listings") and name.endswith(".yaml"):
-            record = (Paper if folder == "papers" else Listing).from_dict(data, shown)
+            cls = Paper if folder == "papers" else Listing
+            if len(text.encode("utf-8")) > largest(cls):
+                raise too_big(shown, len(text.encode("utf-8")), largest(cls))
+            record = cls.from_dict(data, shown)
             if record.slug != name[:-5]:
                 raise CorpusError(shown, f"slug {record.slug!r} does not match the file name",
                                   entry=record.slug, field="slug")
@@ -79,13 +94,7 @@ def _validate(corpus: Corpus, files: list[tuple[str, str | None]]) -> None:
             rejected = rejected_entries(data, shown)
         else:
             raise CorpusError(shown, "not a file of the corpus")
-    trial = Corpus(root=corpus.root, taxonomy=taxonomy, papers=papers, listings=listings, rejected=rejected)
-    removed = {name[:-5] for rel, text in files if text is None
-               for folder, _, name in [rel.rpartition("/")] if folder == "papers"}
-    before = {str(p) for p in _problems(corpus)}
-    new = [p for p in _problems(trial, removed) if str(p) not in before]
-    if new:
-        raise new[0]
+    return Corpus(root=corpus.root, taxonomy=taxonomy, papers=papers, listings=listings, rejected=rejected)
 
 
 def _problems(corpus: Corpus, removed: frozenset[str] | set[str] = frozenset()) -> list[CorpusError]:

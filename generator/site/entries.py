@@ -81,10 +81,3 @@ def latest(papers: list[Paper], count: int) -> list[Paper]:
     ordered.sort(key=lambda p: p.added or "", reverse=True)
     return ordered[:count]
 
-
-def years(papers: list[Paper]) -> str:
-    """The years of the dated papers among these: '2019–2025', '2024', or '' when none is dated."""
-    known = sorted({p.year for p in papers if p.year})
-    if not known:
-        return ""
-    return known[0] if len(known) == 1 else f"{known[0]}–{known[-1]}"

@@ -214,9 +214,6 @@ class Site:
         """From the page of a Markdown path to the site's root, as a relative URL."""
         return root_of(path, self.directory_urls)
 
-    def listing_years(self, listing: Listing) -> str:
-        return entries.years([self.corpus.papers[s] for s in dict.fromkeys(e.paper for e in listing.entries)])
-
     def _paper_page(self, paper: Paper) -> str:
         listed = self.listings_of.get(paper.slug, [])
         related = [self.corpus.papers[s] for s in self.related.get(paper.slug, [])]
