@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import new_corpus
+from conftest import make_corpus
 
 from generator.cli.main import main
 from generator.core.errors import SourceError
@@ -123,7 +123,7 @@ def test_memory_running_out_while_reading_is_one_line(tmp_path: Path, monkeypatc
     monkeypatch.setattr(readers, "unpacked", exhausted)
     source = tmp_path / "daily.json.gz"
     source.write_bytes(b"[]")
-    corpus = new_corpus(tmp_path)
+    corpus = make_corpus(tmp_path / "corpus", "empty")
     assert main(["import", str(source), "--corpus", str(corpus)]) == 1
     assert capsys.readouterr().err == (f"survey import: {source}: not enough memory to read it (reading a "
                                        f"source takes a few times its size); split it, or allow the "

@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import yaml
-from conftest import ROOT, new_corpus, survey
+from conftest import ROOT, make_corpus, survey
 
 from generator.classify.quality import Doc
 from generator.classify.suggest import suggest
@@ -20,7 +20,7 @@ TOPICS = ("parallelism", "quantization", "serving", "kernels")
 
 def decided_corpus(tmp: Path, n: int = 48) -> Path:
     """The first n papers of the committed corpus that have a topic, and 12 without, as reviewed."""
-    corpus = new_corpus(tmp)
+    corpus = make_corpus(tmp / "corpus", "empty")
     (corpus / "papers").mkdir()
     real = load_corpus(ROOT / "corpus").sorted_papers()
     chosen = [p for p in real if p.topics][:n] + [p for p in real if not p.topics][:12]
