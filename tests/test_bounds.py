@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import make_corpus
+from conftest import make_corpus, survey
 
 from generator.cli.main import main
-from generator.core.errors import SourceError
+from generator.core.errors import CorpusError, SourceError, SurveyError
 from generator.sources import hf_html, hf_json, intake, readers
 from generator.sources.readers import parse_source
 
@@ -29,7 +29,7 @@ def peak(call: Callable[[], Any]) -> tuple[Any, int]:
     try:
         try:
             result: Any = call()
-        except SourceError as exc:
+        except CorpusError as exc:
             result = exc
         return result, tracemalloc.get_traced_memory()[1]
     finally:
@@ -221,3 +221,37 @@ def test_a_number_python_will_not_read_is_one_line(data: bytes, error: str) -> N
     with pytest.raises(SourceError) as refused:
         parse_source(data, "x")
     assert str(refused.value) == error
+
+
+@pytest.mark.parametrize(("name", "row"), [("d.yaml", "- {slug: a, topics: [x, y, z, w, v]}\n"),
+                                           ("d.csv", "a,x\n")])
+def test_a_decisions_file_is_read_a_decision_at_a_time(name: str, row: str, tmp_path: Path) -> None:
+    """4 MiB of decisions, the first already wrong: refused at it, the rest never built (built
+    whole, a 16 MiB file took 2.0 GB, YAML, and 1.1 GB, CSV, before the first was checked)."""
+    from generator.classify.review import read_decisions
+    from generator.corpus.store import load_corpus
+
+    corpus = load_corpus(make_corpus(tmp_path / "corpus", "empty"))
+    path = tmp_path / name
+    path.write_text(("slug,topics\n" if name.endswith(".csv") else "") + row * (4 * MiB // len(row)))
+    error, held = peak(lambda: read_decisions(path, corpus))
+    assert isinstance(error, CorpusError) and "no paper with this slug in the corpus" in str(error)
+    assert held < MiB // 4, held
+
+
+def test_a_paper_file_over_1_mib_is_refused_unread(tmp_path: Path) -> None:
+    """The largest real paper file is 12.5 KB; a paper file is parsed at some 150 times its size
+    (16 MiB took 2.5 GB and 42 s)."""
+    from generator.corpus.store import load_corpus
+    from generator.corpus.writes import write_files
+
+    corpus = make_corpus(tmp_path / "corpus", "empty")
+    (corpus / "papers").mkdir()
+    text = "slug: big\ntitle: T\nabstract: A\ntopics: []\ntags: []\nextra:\n" + "- a\n" * (MiB // 4)
+    (corpus / "papers" / "big.yaml").write_text(text)
+    result = survey("check", "--corpus", "corpus", cwd=tmp_path)
+    assert result.stderr.splitlines()[0] == (f"corpus/papers/big.yaml: the file is {len(text):,} bytes, over "
+                                             f"1 MiB, the most a paper's file may hold; not read")
+    (corpus / "papers" / "big.yaml").unlink()
+    with pytest.raises(SurveyError, match=f"nothing written: .*big.yaml: the file is {len(text):,} bytes"):
+        write_files(load_corpus(corpus), [("papers/big.yaml", text)])

@@ -325,7 +325,7 @@ def test_a_gzip_bomb_is_refused_without_inflating_it_all(tmp_path: Path) -> None
 
 
 @pytest.mark.parametrize(("field", "value"), [
-    ("title", "x" * 2_000_000),
+    ("title", "x" * 500_000),  # a longer one makes the file too big (test_bounds.py)
     ("abstract", "word " * 4_000 + "end"),
     ("authors", ["A B"] * 6_000),
     ("authors[0]", ["N" * 1_000]),

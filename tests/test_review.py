@@ -135,20 +135,20 @@ def test_apply_csv_takes_an_edited_export(corpus: Path, capsys: pytest.CaptureFi
 
 BAD_DECISIONS = [
     ("d.yaml", "- slug: no-such-paper\n  topics: []\n",
-     "d.yaml: entry no-such-paper: field 'slug': no paper with this slug in the corpus"),
+     "d.yaml:1: entry no-such-paper: field 'slug': no paper with this slug in the corpus"),
     ("d.yaml", "- slug: analyzing-modern-nvidia-gpu-cores\n  topics: [kernels, gpus]\n",
-     "d.yaml: entry analyzing-modern-nvidia-gpu-cores: field 'topics': unknown topic 'gpus'; the topics "
+     "d.yaml:1: entry analyzing-modern-nvidia-gpu-cores: field 'topics': unknown topic 'gpus'; the topics "
      "are parallelism, quantization, serving, kernels"),
     ("d.yaml", "- slug: analyzing-modern-nvidia-gpu-cores\n  topics: []\n"
                "- slug: analyzing-modern-nvidia-gpu-cores\n  topics: [kernels]\n",
-     "d.yaml: entry analyzing-modern-nvidia-gpu-cores: field 'slug': decided twice (also #1)"),
+     "d.yaml:3: entry analyzing-modern-nvidia-gpu-cores: field 'slug': decided twice (also #1)"),
     ("d.yaml", "- slug: analyzing-modern-nvidia-gpu-cores\n",
-     "d.yaml: entry analyzing-modern-nvidia-gpu-cores: field 'topics': is required (write [] for none of "
+     "d.yaml:1: entry analyzing-modern-nvidia-gpu-cores: field 'topics': is required (write [] for none of "
      "the topics)"),
     ("d.yaml", "- slug: analyzing-modern-nvidia-gpu-cores\n  topics: []\n  topic: [kernels]\n",
-     "d.yaml: entry analyzing-modern-nvidia-gpu-cores: field 'topic': unknown field; a decision has slug "
+     "d.yaml:1: entry analyzing-modern-nvidia-gpu-cores: field 'topic': unknown field; a decision has slug "
      "and topics"),
-    ("d.yaml", "slug: x\n", "d.yaml: must be a list of decisions, each {slug: SLUG, topics: [TOPIC, ...]}"),
+    ("d.yaml", "slug: x\n", "d.yaml:1: must be a list of decisions, each {slug: SLUG, topics: [TOPIC, ...]}"),
     ("d.yaml", "", "d.yaml: holds no decision"),
     ("d.csv", "slug,topic\nx,kernels\n", "d.csv:1: the first row names the columns, and needs topics"),
     ("d.csv", "slug,topics\nanalyzing-modern-nvidia-gpu-cores,kernels\nno-such-paper,kernels\n",

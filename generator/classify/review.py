@@ -9,17 +9,17 @@ A decision sets the paper's topics, lists `topics` in its `curated` and drops th
 from __future__ import annotations
 
 import copy
-import csv
 import difflib
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from ..core.errors import CorpusError, SurveyError
+from ..core.records import csv_rows, yaml_items
 from ..core.text import shorten
-from ..core.yamlio import load_yaml, read_text
+from ..core.yamlio import open_plain
 from ..corpus.model import CURATABLE, Paper
 from ..corpus.rejected import REJECTED_FILE, Rejected, rejected_text
 from ..corpus.store import Corpus, listing_text, paper_text, shown_path
@@ -112,30 +112,30 @@ _SPLIT = re.compile(r"[\s,;]+")
 def read_decisions(path: Path, corpus: Corpus) -> list[tuple[str, list[str]]]:
     """(slug, topics) for each entry of a YAML list of {slug, topics} or a CSV file with `slug`
     and `topics` columns (other columns are ignored: `survey export --format csv`, edited, is
-    one). Every entry is checked before any is applied; the first problem is raised, naming
-    the file, the entry and the field."""
+    one). Every entry is checked as it is read (core/records.py: the file is never held whole),
+    and before any is applied; the first problem is raised, naming the file, the entry and the
+    field."""
     shown = shown_path(path)
     suffix = path.suffix.lower()
     if suffix not in (".yaml", ".yml", ".csv"):
         raise SurveyError(f"{shown}: decisions are read from a .yaml, .yml or .csv file")
-    text = read_text(path, shown)
-    rows = _csv_rows(text, shown) if suffix == ".csv" else _yaml_rows(text, shown)
-    if not rows:
-        raise CorpusError(shown, "holds no decision")
     out: list[tuple[str, list[str]]] = []
     seen: dict[str, str] = {}
-    for where, line, slug, topics in rows:
-        fail = _failing(shown, where, line)
-        if not isinstance(slug, str) or not slug:
-            raise fail("slug", f"must be a paper's slug, found {shorten(slug)}")
-        if slug not in corpus.papers:
-            close = difflib.get_close_matches(slug, sorted(corpus.papers), n=1)
-            raise fail("slug", "no paper with this slug in the corpus"
-                               + (f"; did you mean {close[0]}?" if close else ""), entry=slug)
-        if slug in seen:
-            raise fail("slug", f"decided twice (also {seen[slug]})", entry=slug)
-        seen[slug] = where
-        out.append((slug, _topics(topics, corpus.taxonomy, fail, slug)))
+    with open_plain(path, shown) as fh:
+        for where, line, slug, topics in (_csv_rows if suffix == ".csv" else _yaml_rows)(fh, shown):
+            fail = _failing(shown, where, line)
+            if not isinstance(slug, str) or not slug:
+                raise fail("slug", f"must be a paper's slug, found {shorten(slug)}")
+            if slug not in corpus.papers:
+                close = difflib.get_close_matches(slug, sorted(corpus.papers), n=1)
+                raise fail("slug", "no paper with this slug in the corpus"
+                                   + (f"; did you mean {close[0]}?" if close else ""), entry=slug)
+            if slug in seen:
+                raise fail("slug", f"decided twice (also {seen[slug]})", entry=slug)
+            seen[slug] = where
+            out.append((slug, _topics(topics, corpus.taxonomy, fail, slug)))
+    if not out:
+        raise CorpusError(shown, "holds no decision")
     return out
 
 
@@ -158,43 +158,36 @@ def _topics(value: Any, taxonomy: Taxonomy, fail: Callable[..., CorpusError], sl
     return list(dict.fromkeys(value))
 
 
-def _yaml_rows(text: str, shown: str) -> list[tuple[str, int | None, Any, Any]]:
-    data = load_yaml(text, shown)
-    if data is None:
-        return []
-    if not isinstance(data, list):
-        raise CorpusError(shown, "must be a list of decisions, each {slug: SLUG, topics: [TOPIC, ...]}")
-    rows: list[tuple[str, int | None, Any, Any]] = []
-    for i, item in enumerate(data):
+Row = tuple[str, int | None, Any, Any]
+
+
+def _yaml_rows(fh: BinaryIO, shown: str) -> Iterator[Row]:
+    shape = "must be a list of decisions, each {slug: SLUG, topics: [TOPIC, ...]}"
+    for i, (line, item) in enumerate(yaml_items(fh, shown, shape)):
         where = f"#{i + 1}"
         if not isinstance(item, dict):
-            raise CorpusError(shown, "must be a mapping {slug: SLUG, topics: [TOPIC, ...]}", entry=where)
+            raise CorpusError(shown, "must be a mapping {slug: SLUG, topics: [TOPIC, ...]}", entry=where,
+                              line=line)
         label = item.get("slug") if isinstance(item.get("slug"), str) else where
         for key in sorted(map(str, item)):
             if key not in ("slug", "topics"):
                 raise CorpusError(shown, "unknown field; a decision has slug and topics", entry=label,
-                                  field=key)
+                                  field=key, line=line)
         if "topics" not in item:
             raise CorpusError(shown, "is required (write [] for none of the topics)", entry=label,
-                              field="topics")
-        rows.append((where, None, item.get("slug"), item["topics"]))
-    return rows
+                              field="topics", line=line)
+        yield where, line, item.get("slug"), item["topics"]
 
 
-def _csv_rows(text: str, shown: str) -> list[tuple[str, int | None, Any, Any]]:
-    reader = csv.DictReader(text.splitlines(keepends=True))
-    header = reader.fieldnames or []
+def _csv_rows(fh: BinaryIO, shown: str) -> Iterator[Row]:
+    header, rows = csv_rows(fh, shown)
     missing = [name for name in ("slug", "topics") if name not in header]
     if missing:
         raise CorpusError(shown, f"the first row names the columns, and needs {' and '.join(missing)}",
                           line=1)
-    rows: list[tuple[str, int | None, Any, Any]] = []
-    try:
-        for row in reader:
-            if not any((v or "").strip() for v in row.values() if isinstance(v, str)):
-                continue  # a blank line of a spreadsheet
-            slug = (row.get("slug") or "").strip()
-            rows.append((f"row {len(rows) + 1}", reader.line_num, slug, row.get("topics") or ""))
-    except csv.Error as exc:
-        raise CorpusError(shown, f"not CSV: {exc}", line=reader.line_num) from None
-    return rows
+    n = 0
+    for line, row in rows:
+        if not any((v or "").strip() for v in row.values() if isinstance(v, str)):
+            continue  # a blank line of a spreadsheet
+        n += 1
+        yield f"row {n}", line, (row.get("slug") or "").strip(), row.get("topics") or ""

@@ -95,17 +95,17 @@ def _recorder(corpus: Corpus) -> Callable[[str, list[str]], None]:
     """Writes one decision: under the corpus's lock, on the paper as its file is now (another
     writer may have changed it since the queue was read), all or nothing."""
     from ..classify.review import decision_files
-    from ..core.yamlio import load_yaml, read_text
+    from ..core.yamlio import load_yaml
     from ..corpus.journal import writing
     from ..corpus.model import Paper
-    from ..corpus.store import shown_path
+    from ..corpus.store import read_record, shown_path
     from ..corpus.writes import write_files
 
     def record(slug: str, topics: list[str]) -> None:
         path = corpus.root / "papers" / f"{slug}.yaml"
         with writing(corpus.root):
             shown = shown_path(path)
-            corpus.papers[slug] = Paper.from_dict(load_yaml(read_text(path, shown), shown), shown)
+            corpus.papers[slug] = read_record(path, Paper, shown)
             files = decision_files(corpus, [(slug, topics)])
             write_files(corpus, files)
             corpus.papers[slug] = Paper.from_dict(load_yaml(files[0][1], shown), shown)

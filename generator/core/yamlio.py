@@ -13,10 +13,12 @@ time, 2 % and 7 % of its wall time, in 7 alternating pairs each: within the nois
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import yaml
 
@@ -59,7 +61,11 @@ def _construct_object(loader: Any, node: yaml.Node, deep: bool = False) -> Any:
     """PyYAML's, with a value its tag cannot be (`!!float abc`, `!!timestamp 2024-02-30`: a
     ValueError traceback before) given as a malformed-YAML error at the value's line, and so an
     integer of more than 100 digits, which no corpus field holds: past 4,300 Python reads none,
-    and one it reads (`0xfff...`, `1:2:3:...`) it cannot print in a message."""
+    and one it reads (`0xfff...`, `1:2:3:...`) it cannot print in a message. One written in more
+    than _LONGEST_INT characters is refused before it is built: PyYAML builds a base-60 one
+    (`1:1:1:...`) in time squared in its length (a 1.2 MB file held survey check 159 s)."""
+    if node.tag == _INT and isinstance(node, yaml.ScalarNode) and len(node.value) > _LONGEST_INT:
+        raise yaml.constructor.ConstructorError(None, None, TOO_LONG_NUMBER, node.start_mark)
     try:
         value = _BaseLoader.construct_object(loader, node, deep)
     except ValueError as exc:
@@ -73,6 +79,8 @@ def _construct_object(loader: Any, node: yaml.Node, deep: bool = False) -> Any:
 
 TOO_LONG_NUMBER = "a number of more than 100 digits"
 _HUGE = 10**100
+_LONGEST_INT = 400  # characters: room for 100 digits with signs, separators and a prefix
+_INT = "tag:yaml.org,2002:int"
 
 
 TextLoader.construct_object = _construct_object
@@ -159,8 +167,15 @@ def dump_yaml(data: Any) -> str:
 
 
 def load_yaml(text: str, path: str) -> Any:
-    try:
+    with _malformed(path):
         return yaml.load(text, Loader=TextLoader if "*" in text else _StarlessLoader)
+
+
+@contextlib.contextmanager
+def _malformed(path: str) -> Iterator[None]:
+    """PyYAML's errors as one CorpusError at the line and column."""
+    try:
+        yield
     except _AliasError as exc:
         mark = exc.problem_mark
         raise CorpusError(path, str(exc.problem), line=mark.line + 1 if mark else None,
@@ -183,8 +198,11 @@ def load_yaml(text: str, path: str) -> Any:
 
 
 # The largest corpus file read: the largest real one, the listing of the 9,109 real papers, is
-# 1.4 MB (a paper's file, at most 12.5 KB). Parsing a file costs some ten times its size.
+# 1.4 MB. Parsing a file costs some 150 times its size (a 16 MiB paper file took 2.5 GB), so a
+# paper's file, at most 12.5 KB among the real ones, may hold no more than MAX_PAPER_BYTES:
+# 80 times that, and a parse of 150 MB at most.
 MAX_FILE_BYTES = 64 * 2**20
+MAX_PAPER_BYTES = 2**20
 LINK = "is a symbolic link; not read (corpus files must be plain files: a link may point out of the corpus)"
 NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)  # where the system has them
 
@@ -193,36 +211,58 @@ class NotPlain(Exception):
     """What is at a path is not a plain file (a folder, a FIFO, a device)."""
 
 
+def plain_file(path: Path) -> BinaryIO:
+    """The plain file at path, open for reading, never through a link. OSError where it cannot
+    be opened (a link among them: the caller tells it by os.path.islink), NotPlain for anything
+    but a plain file: a FIFO would wait forever, /dev/zero never ends."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | NOFOLLOW)
+    fh = os.fdopen(fd, "rb")
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        fh.close()
+        raise NotPlain(path)
+    return fh
+
+
 def plain_bytes(path: Path, limit: int) -> bytes:
     """At most limit + 1 bytes of the plain file at path (one more than allowed shows it is too
-    long), never following a link. OSError where it cannot be opened or read (a link among them:
-    the caller tells it by os.path.islink), NotPlain for anything but a plain file: a FIFO would
-    wait forever, /dev/zero never ends."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | NOFOLLOW)
-    with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise NotPlain(path)
+    long); OSError or NotPlain as plain_file."""
+    with plain_file(path) as fh:
         return fh.read(limit + 1)
 
 
-def read_text(path: Path, shown: str) -> str:
-    """A corpus file's text. A link is refused unread (it may point out of the corpus, at
-    /etc/shadow), and so is anything but a plain file (opening a FIFO would wait forever)."""
+def open_plain(path: Path, shown: str, limit: int = MAX_FILE_BYTES) -> BinaryIO:
+    """plain_file, with what stops it as one line, and a file over limit refused unread."""
     try:
-        data = plain_bytes(path, MAX_FILE_BYTES)  # never more than the limit in memory
+        fh = plain_file(path)
     except NotPlain:
         raise CorpusError(shown, "is not a plain file; not read") from None
     except OSError as exc:
         if os.path.islink(path):
             raise CorpusError(shown, LINK) from None
         raise CorpusError(shown, f"cannot read: {exc.strerror}") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise CorpusError(shown, f"the file is over {MAX_FILE_BYTES // 2**20} MiB, the most a corpus "
-                                 f"file may hold")
+    size = os.fstat(fh.fileno()).st_size
+    if size > limit:
+        fh.close()
+        raise too_big(shown, size, limit)
+    return fh
+
+
+def too_big(shown: str, size: int, limit: int) -> CorpusError:
+    what = "a paper's file" if limit == MAX_PAPER_BYTES else "a corpus file"
+    return CorpusError(shown, f"the file is {size:,} bytes, over {limit // 2**20} MiB, the most {what} may "
+                              f"hold; not read")
+
+
+def read_text(path: Path, shown: str, limit: int = MAX_FILE_BYTES) -> str:
+    """A corpus file's text. A link is refused unread (it may point out of the corpus, at
+    /etc/shadow), and so is anything but a plain file (opening a FIFO would wait forever), and
+    a file over limit."""
+    with open_plain(path, shown, limit) as fh:
+        data = fh.read(limit + 1)  # never more than the limit in memory, if it grew since
+    if len(data) > limit:
+        raise too_big(shown, len(data), limit)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise CorpusError(shown, f"not valid UTF-8 (byte {exc.start})") from None
     return text.replace("\r\n", "\n").replace("\r", "\n")
-
-

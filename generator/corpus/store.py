@@ -14,7 +14,7 @@ from typing import Any
 
 from ..core.errors import CorpusError, SurveyError, each_problem
 from ..core.text import shown_path
-from ..core.yamlio import LINK, dump_yaml, load_yaml, read_text
+from ..core.yamlio import LINK, MAX_FILE_BYTES, MAX_PAPER_BYTES, dump_yaml, load_yaml, read_text
 from .journal import pending
 from .lock import CorpusLock
 from .model import Listing, Paper
@@ -137,15 +137,21 @@ def _parse_all(paths: list[Path], cls: Any, folder: str, cache: CorpusCache) -> 
     def one(path: Path) -> Any:
         try:
             name = os.path.normpath(os.path.join(folder, path.name))
-            return cache.get(path, partial(_parse, path, cls, name))
+            return cache.get(path, partial(read_record, path, cls, name))
         except CorpusError as exc:
             return exc
 
     return [one(path) for path in paths]
 
 
-def _parse(path: Path, cls: Any, name: str) -> Any:
-    return cls.from_dict(load_yaml(read_text(path, name), name), name)
+def read_record(path: Path, cls: Any, name: str) -> Any:
+    """The record (Paper or Listing) of one file, which messages call name."""
+    return cls.from_dict(load_yaml(read_text(path, name, largest(cls)), name), name)
+
+
+def largest(cls: Any) -> int:
+    """The most bytes a file of this record may hold."""
+    return MAX_PAPER_BYTES if cls is Paper else MAX_FILE_BYTES
 
 
 def record_files(folder: Path) -> tuple[list[Path], list[CorpusError], list[str]]:

@@ -13,12 +13,12 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ..core.errors import CorpusError, SurveyError
-from ..core.yamlio import load_yaml
+from ..core.yamlio import load_yaml, too_big
 from .check import duplicate_problems, listing_problems, rejected_problems, vocabulary_problems
 from .journal import Untrusted, commit, read_plain
 from .model import Listing, Paper
 from .rejected import REJECTED_FILE, rejected_entries
-from .store import Corpus, shown_path
+from .store import Corpus, largest, shown_path
 from .taxonomy import MODEL_FILE, Taxonomy, weights_from_data
 
 
@@ -63,7 +63,10 @@ def _validate(corpus: Corpus, files: list[tuple[str, str | None]]) -> None:
             continue
         data = load_yaml(text, shown)
         if folder in ("papers", "listings") and name.endswith(".yaml"):
-            record = (Paper if folder == "papers" else Listing).from_dict(data, shown)
+            cls = Paper if folder == "papers" else Listing
+            if len(text.encode("utf-8")) > largest(cls):
+                raise too_big(shown, len(text.encode("utf-8")), largest(cls))
+            record = cls.from_dict(data, shown)
             if record.slug != name[:-5]:
                 raise CorpusError(shown, f"slug {record.slug!r} does not match the file name",
                                   entry=record.slug, field="slug")
