@@ -47,7 +47,8 @@ PAPER_FIELDS = (
     "slug", "title", "alternate_titles", "abstract", "arxiv", "authors", "et_al", "date",
     "links", "topics", "confidence", "tags", "added", "enriched", "curated",
 )
-LISTING_FIELDS = ("slug", "name", "date", "description", "source", "origin", "sha256", "entries")
+LISTING_FIELDS = ("slug", "name", "date", "imported", "url", "description", "source", "origin", "sha256",
+                  "entries")
 
 # Upper bounds, in characters (or items), that every record is held to wherever it comes from:
 # a corpus file, an import, `survey add`, `survey enrich`. Each leaves a wide margin over the
@@ -311,14 +312,19 @@ class Entry:
 
 @dataclass
 class Listing:
+    """What one import read, and so where its papers came from: a Hugging Face listing, a feed
+    (arXiv Atom, daily-papers JSON), a bibliography or a saved paper page."""
+
     slug: str
-    name: str
+    name: str  # what a reader calls it: "arXiv feed arxiv-mlsys-2024-12-to-2025-12"
     entries: list[Entry]
     source: str  # the format it was read from
-    origin: str  # file name or URL it came from
+    origin: str  # the file's name, kept for the record and never shown on a page
     sha256: str
-    date: str | None = None  # as the listing shows it, e.g. "Mar 11" (HF omits the year)
+    date: str | None = None  # the listing's own date, YYYY, YYYY-MM or YYYY-MM-DD
     description: str | None = None
+    imported: str | None = None  # the day it was imported, YYYY-MM-DD
+    url: str | None = None  # its original address, where the source says it
 
     @property
     def path(self) -> str:
@@ -359,16 +365,29 @@ class Listing:
         source, sha = f.text("source", required=True), f.text("sha256", required=True)
         origin = f.text("origin", required=True, limit=MAX_URL)
         date = f.text("date")
+        if date is not None and not is_date(date):
+            f.problem("date", f"{shorten(date)} is not a date: use YYYY, YYYY-MM or YYYY-MM-DD, with the "
+                              f"year ('2025-03-14' for a listing shown as Mar 14)")
+        imported = f.text("imported")
+        if imported is not None and not is_date(imported, day=True):
+            f.problem("imported", f"{shorten(imported)} is not a date YYYY-MM-DD")
+        url = f.text("url", limit=MAX_URL)
+        if url is not None and not URL_RE.match(url):
+            f.problem("url", f"{shorten(url)} is not an http(s) URL")
         description = f.text("description", limit=MAX_DESCRIPTION, plain=True)
         f.done()
         assert slug and name and source and origin and sha
         return cls(slug=slug, name=name, entries=entries, source=source, origin=origin, sha256=sha,
-                   date=date, description=description)
+                   date=date, description=description, imported=imported, url=url)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"slug": self.slug, "name": self.name}
         if self.date:
             out["date"] = self.date
+        if self.imported:
+            out["imported"] = self.imported
+        if self.url:
+            out["url"] = self.url
         if self.description:
             out["description"] = self.description
         out.update(source=self.source, origin=self.origin, sha256=self.sha256)
