@@ -16,6 +16,7 @@ from ..core.errors import CorpusError
 from ..core.text import is_slug, shorten
 from .fields import MAX_ITEMS, Fields, text_problem
 from .fields import kind as value_kind
+from .scores import confidence_field, doubt_field
 
 LINK_KINDS = ("paper", "pdf", "code", "project")
 CURATABLE = ("title", "abstract", "arxiv", "authors", "date", "topics", "tags", "links")
@@ -27,7 +28,6 @@ ARXIV_RE = re.compile(r"^(?:\d{4}\.\d{4,5}|[a-z][a-z.-]*(?:\.[A-Z]{2})?/\d{7})\Z
 DATE_RE = re.compile(r"^\d{4}(?:-(?:0[1-9]|1[0-2])(?:-(?:0[1-9]|[12]\d|3[01]))?)?\Z", re.ASCII)
 DAY_RE = re.compile(r"^\d{4}-\d{2}-\d{2}\Z", re.ASCII)
 URL_RE = re.compile(r"^https?://[^\s<>\"'`\\]+\Z")
-FRACTION_RE = re.compile(r"^[01](?:\.\d{1,6})?\Z", re.ASCII)
 
 
 def is_date(text: str, day: bool = False) -> bool:
@@ -45,7 +45,7 @@ def is_date(text: str, day: bool = False) -> bool:
 
 PAPER_FIELDS = (
     "slug", "title", "alternate_titles", "abstract", "arxiv", "authors", "et_al", "date",
-    "links", "topics", "confidence", "tags", "added", "enriched", "curated",
+    "links", "topics", "confidence", "doubt", "tags", "added", "enriched", "curated",
 )
 LISTING_FIELDS = ("slug", "name", "date", "imported", "url", "description", "source", "origin", "sha256",
                   "entries")
@@ -86,6 +86,10 @@ class Paper:
     # shown beside a topic no person has reviewed (computing it at build time would cost a
     # regular-expression scan of every paper, 7.7 s a thousand papers, 40% of a build).
     confidence: dict[str, float] = field(default_factory=dict)
+    # How many of its topic decisions the model expects to be wrong, as it was when it suggested
+    # them: the order of `survey review` (classify/review.py), read from the file because scoring
+    # every waiting paper again took most of the queue's start (issue 35).
+    doubt: float | None = None
     alternate_titles: list[str] = field(default_factory=list)
     arxiv: str | None = None
     authors: list[str] = field(default_factory=list)
@@ -150,7 +154,7 @@ class Paper:
             if name not in CURATABLE:
                 f.problem("curated", f"{shorten(name)} is not a curatable field ({', '.join(CURATABLE)})")
         topics, tags = f.text_list("topics"), f.text_list("tags")
-        confidence = _confidence(f, topics)
+        confidence, doubt = confidence_field(f, topics), doubt_field(f)
         alternate_titles = f.text_list("alternate_titles", limit=MAX_TITLE)
         # Two co-authors may share a name ('Chen Li' twice in 45 real papers): real data.
         authors = f.text_list("authors", unique=False, limit=MAX_NAME, items=MAX_AUTHORS, names=True)
@@ -166,7 +170,7 @@ class Paper:
         assert slug is not None and title is not None and abstract is not None
         return cls(
             slug=slug, title=title, abstract=abstract, topics=topics, tags=tags, confidence=confidence,
-            alternate_titles=alternate_titles, arxiv=arxiv, authors=authors, et_al=et_al is True,
+            doubt=doubt, alternate_titles=alternate_titles, arxiv=arxiv, authors=authors, et_al=et_al is True,
             date=date, links=links,
             added=added, enriched=enriched, curated=[c for c in CURATABLE if c in curated],
         )
@@ -189,6 +193,8 @@ class Paper:
         out["topics"] = list(self.topics)
         if self.confidence:
             out["confidence"] = {t: self.confidence[t] for t in self.topics if t in self.confidence}
+        if self.doubt is not None:
+            out["doubt"] = self.doubt
         out["tags"] = list(self.tags)
         if self.added:
             out["added"] = self.added
@@ -235,38 +241,6 @@ def _links(f: Fields) -> dict[str, str]:
     for extra in sorted(str(k) for k in links_raw if k not in LINK_KINDS):
         f.problem(f"links.{extra}", f"unknown link kind; use {', '.join(LINK_KINDS)}")
     return links
-
-
-def _confidence(f: Fields, topics: list[str]) -> dict[str, float]:
-    raw = f.data.get("confidence")
-    if raw is None:
-        return {}
-    if not isinstance(raw, dict):
-        f.problem("confidence", "must be a mapping of topic to the model's confidence, from 0 to 1")
-        return {}
-    out = {}
-    for topic, value in raw.items():
-        name = f"confidence.{topic}"
-        if topic not in topics:
-            f.problem(name, "is not one of the paper's topics: remove it (a topic a person chose "
-                            "has no confidence; list topics in curated)")
-            continue
-        # YAML gives the numbers as text (the corpus's loader reads no floats): 0.87 is "0.87".
-        number = _fraction(value)
-        if number is None:
-            f.problem(name, f"{shorten(value)} is not a number from 0 to 1")
-        else:
-            out[topic] = number
-    return out
-
-
-def _fraction(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        return None
-    if isinstance(value, str) and not FRACTION_RE.match(value):
-        return None
-    number = float(value)
-    return number if 0 <= number <= 1 else None  # NaN is not
 
 
 def _enriched(f: Fields) -> list[Enriched]:

@@ -79,7 +79,7 @@ def new_paper(raw: RawEntry, taxonomy: Taxonomy, taken: Container[str], today: s
     suggestion = suggest(taxonomy, raw.title, raw.abstract)
     paper = _unclassified(raw, taken, today)
     paper.topics, paper.tags = suggestion.topic_ids, suggestion.tag_ids
-    paper.confidence = suggestion.confidence
+    paper.confidence, paper.doubt = suggestion.confidence, suggestion.doubt
     return paper, suggestion
 
 
@@ -238,7 +238,7 @@ class Importer:
         for paper in added:
             brief = self._briefs.get(paper.slug) or computed[paper.slug]
             paper.topics, paper.tags = list(brief.topic_ids), list(brief.tag_ids)
-            paper.confidence = brief.confidence
+            paper.confidence, paper.doubt = brief.confidence, brief.doubt
             if brief.uncertain:
                 review.append(review_line(paper.file, paper.topics, brief.uncertain))
         self.report.uncertain = review
