@@ -15,11 +15,10 @@ from bs4 import BeautifulSoup
 from conftest import (
     FIXTURES,
     ROOT,
+    make_corpus,
     make_project,
     mkdocs_build,
-    new_corpus,
     real_bib_files,
-    small_corpus,
     snapshot,
     survey,
     unfill,
@@ -147,7 +146,7 @@ def test_import_of_the_real_bib_files(tmp_path: Path) -> None:
 
 
 def test_a_bibliography_in_every_shape_imports(tmp_path: Path) -> None:
-    corpus = new_corpus(tmp_path)
+    corpus = make_corpus(tmp_path / "corpus", "empty")
     result = survey("import", str(ODD), "--corpus", str(corpus), env=DAY)
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[0] == (
@@ -177,7 +176,7 @@ def test_a_bibliography_in_every_shape_imports(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_bibtex_papers_build_a_strict_site(tmp_path: Path) -> None:
-    corpus = small_corpus(tmp_path / "corpus")
+    corpus = make_corpus(tmp_path / "corpus")
     assert survey("import", str(ODD), *map(str, real_bib_files()), "--corpus", str(corpus)).returncode == 0
     site = mkdocs_build(make_project(tmp_path, corpus))
     papers = {p.title: p for p in load_corpus(corpus).papers.values()}

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 import yaml
 from bs4 import BeautifulSoup
-from conftest import ROOT, make_project, mkdocs_build, small_project, snapshot, survey
+from conftest import ROOT, make_corpus, make_project, mkdocs_build, snapshot, survey
 
 from generator.corpus.model import Entry, Listing, Paper
 from generator.corpus.store import listing_text, paper_text
@@ -250,7 +250,7 @@ def test_check_refuses_markup_in_topic_and_tag_names(tmp_path: Path) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("case", ["malformed-yaml", "markup-in-a-listing-name"])
 def test_mkdocs_build_fails_in_one_line_on_a_corpus_error(case: str, tmp_path: Path) -> None:
-    project = small_project(tmp_path)
+    project = make_project(tmp_path, make_corpus(tmp_path / "small"))
     if case == "malformed-yaml":
         edit_paper(project / "corpus", "title:", "title: [")
         needle = f"{PAPER}.yaml:"
