@@ -19,12 +19,12 @@ from markupsafe import Markup
 from ..core.settings import DEFAULT_NAME
 from ..core.tex import tex_text
 from ..core.text import first_sentence
-from ..corpus.export import bib_file, bibtex, bibtex_keys, to_csv, to_json
+from ..corpus.export import bibtex, bibtex_keys
 from ..corpus.model import Listing, Paper
 from ..corpus.store import Corpus
 from ..corpus.taxonomy import OTHER, Tag, Topic
 from . import entries
-from .feeds import atom_feed
+from .files import file_jobs
 from .frontmatter import front_matter
 from .markup import external_url, finalize, href, html_attr, linked_text, trusted
 from .mathml import tex_markup
@@ -281,46 +281,7 @@ class Site:
 
     def files(self) -> dict[str, str]:
         """The other generated files: Atom feeds and the corpus exports."""
-        return {path: job() for path, job in self._file_jobs()}
-
-    def _file_jobs(self) -> list[tuple[str, Callable[[], str]]]:
-        """The other generated files' paths and what writes each, sorted by path."""
-        names = {t.id: t.name for t in self.topics}
-        feed = partial(atom_feed if self.reuse is None else self.reuse.feed,
-                       site_url=self.site_url, topic_names=names, author=self.name)
-        # Feeds sit at the site root: Material fetches a sitemap.xml beside every
-        # <link rel="alternate">, and the root is where MkDocs writes it. Topic and tag ids
-        # share one namespace, so feed-ID.xml names one feed.
-        jobs: list[tuple[str, Callable[[], str]]] = [
-            ("feed.xml", partial(feed, title=f"{self.name}: newest papers", feed_path="feed.xml",
-                                 page_path="", papers=self.papers))]
-        for topic in self.topics:
-            jobs.append((f"feed-{topic.id}.xml", partial(
-                feed, title=f"{self.name}: {topic.name}", feed_path=f"feed-{topic.id}.xml",
-                page_path=f"topics/{topic.id}/", papers=self.by_topic[topic.id])))
-        for tag in self.corpus.taxonomy.tags:
-            jobs.append((f"feed-{tag.id}.xml", partial(
-                feed, title=f"{self.name}: tag {tag.name}", feed_path=f"feed-{tag.id}.xml",
-                page_path=f"tags/{tag.id}/", papers=self.by_tag[tag.id])))
-        bib = partial(bib_file, entry=self.bibtex)
-        jobs.append(("exports/survey.bib", partial(bib, self.papers, title=self.name)))
-        for topic in self.topics:
-            jobs.append((f"exports/topics/{topic.id}.bib", partial(
-                bib, self.by_topic[topic.id], title=f"{self.name}: {topic.name}")))
-        for tag in self.corpus.taxonomy.tags:
-            jobs.append((f"exports/tags/{tag.id}.bib", partial(
-                bib, self.by_tag[tag.id], title=f"{self.name}: tag {tag.name}")))
-        for listing in self.listings:
-            papers = [self.corpus.papers[s] for s in dict.fromkeys(e.paper for e in listing.entries)]
-            jobs.append((f"exports/listings/{listing.slug}.bib", partial(
-                bib, papers, title=f"{self.name}: {listing.name}")))
-        if self.reuse is not None:
-            jobs += self.reuse.export_jobs(self.corpus)
-        else:
-            jobs += [("exports/papers.json", partial(to_json, self.corpus)),
-                     ("exports/papers.csv", partial(to_csv, self.corpus))]
-        jobs.sort(key=lambda job: job[0])
-        return jobs
+        return {path: job() for path, job in file_jobs(self)}
 
     def citable(self, papers: list[Paper]) -> int:
         """How many of these papers have a BibTeX entry."""
