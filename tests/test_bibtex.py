@@ -159,7 +159,8 @@ def test_a_bibliography_in_every_shape_imports(tmp_path: Path) -> None:
     papers = {p.title: p for p in load_corpus(corpus).papers.values()}
     kernels = papers["GPU Kernels for &-Free Sparse Attention: 2–4$\\times$ Faster"]
     assert kernels.authors == ["Jörg Müller", "Ayşe Koç", "Jan Łukasiewicz"]
-    assert (kernels.arxiv, kernels.date, kernels.links) == ("2403.01234", "2024-03", {})
+    # the repository its abstract names is its code link (issue 34)
+    assert (kernels.arxiv, kernels.date, kernels.links) == ("2403.01234", "2024-03", {"code": "https://github.com/x/y"})
     assert kernels.abstract == ("We write kernels in C# and $O(n^2)$ time; 50% less memory than "
                                 "FlashAttention \\cite{dao}. Code: https://github.com/x/y.")
     cafe = papers["Café – the Quantization Cookbook"]

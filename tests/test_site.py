@@ -243,7 +243,7 @@ def test_search_index_covers_every_paper_with_its_facets(real_site: Path) -> Non
         page = soup(real_site / "papers" / paper.slug / "index.html")
         body = page.select("[data-pagefind-body]")
         assert [b.name for b in body] == ["h1", "p"] + (["p"] if paper.authors else [])
-        assert body[-1].get_text() == paper.abstract
+        assert body[-1].get_text() == tex_text(paper.abstract)  # the TeX read (issue 34)
         facets = {(f["data-pagefind-filter"], f.get_text()) for f in page.select("[data-pagefind-filter]")}
         names = [CORPUS.taxonomy.topic(t).name for t in paper.topics] or ["Other"]
         assert {("topic", n) for n in names} <= facets
