@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import counted, small_corpus, snapshot, survey, survey_process
+from conftest import counted, make_corpus, snapshot, survey, survey_process
 
 from generator.classify.review import rejection_files
 from generator.corpus.store import load_corpus
@@ -23,7 +23,7 @@ DAY_ENV = {"SOURCE_DATE_EPOCH": "1795000000"}  # the same day in every run
 
 @pytest.fixture(scope="module")
 def small(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return small_corpus(tmp_path_factory.mktemp("small") / "corpus")
+    return make_corpus(tmp_path_factory.mktemp("small") / "corpus")
 
 
 def copy(corpus: Path, to: Path) -> Path:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import HOSTILE_SLUG, REVIEWED, review_corpus, snapshot, survey
+from conftest import HOSTILE_SLUG, REVIEWED, make_corpus, snapshot, survey
 
 from generator.corpus.glance import glance_papers
 
@@ -23,7 +23,7 @@ GPU = "analyzing-modern-nvidia-gpu-cores"  # kernels, suggested
 
 @pytest.fixture
 def corpus(tmp_path: Path) -> Path:
-    return review_corpus(tmp_path)
+    return make_corpus(tmp_path / "corpus", "review")
 
 
 def paper(corpus: Path, slug: str) -> dict:  # type: ignore[type-arg]
