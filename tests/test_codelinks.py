@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import ROOT, new_corpus, survey
+from conftest import ROOT, make_corpus, survey
 
 from generator.corpus.store import load_corpus
 from generator.sources.codelinks import repository_url
@@ -36,7 +36,7 @@ def test_the_repository_an_abstract_names(abstract: str, code: str | None) -> No
 
 
 def test_an_import_records_the_code_link_in_the_paper_file(tmp_path: Path) -> None:
-    corpus = new_corpus(tmp_path)
+    corpus = make_corpus(tmp_path / "corpus", "empty")
     feed = tmp_path / "feed.json"
     abstract = ("We run ternary models on CPUs with kernels for 1.58-bit weights, faster than full-precision "
                 "baselines. Code: https://github.com/microsoft/BitNet/tree/paper .")
@@ -55,7 +55,7 @@ def test_an_import_records_the_code_link_in_the_paper_file(tmp_path: Path) -> No
 
 
 def test_a_merge_gives_a_code_link_but_never_over_curated_links(tmp_path: Path) -> None:
-    corpus = new_corpus(tmp_path)
+    corpus = make_corpus(tmp_path / "corpus", "empty")
     (corpus / "papers").mkdir()
     for slug, curated in (("free", []), ("pinned", ["links"])):
         (corpus / "papers" / f"{slug}.yaml").write_text(yaml.safe_dump({
