@@ -146,7 +146,7 @@ WRITES: dict[str, Callable[[argparse.Namespace], bool]] = {
     "import": lambda a: not a.dry_run, "add": lambda a: not a.dry_run,
     "enrich": lambda a: not a.dry_run, "classify": lambda a: bool(a.write),
     # An interactive review locks for each decision it writes, not while the curator reads.
-    "review": lambda a: bool(a.apply),
+    "review": lambda a: bool(a.apply) and not a.dry_run,
 }
 
 
