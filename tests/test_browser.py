@@ -30,7 +30,7 @@ from urllib.parse import quote, unquote, urlsplit
 
 import pytest
 import yaml
-from conftest import ROOT, mkdocs_build
+from conftest import ROOT, make_corpus, make_project, mkdocs_build
 
 from generator.corpus.store import load_corpus
 from generator.site.pagefind_data import _read as read_pagefind
@@ -998,12 +998,11 @@ def test_a_corpus_error_shows_in_the_browser_until_it_is_fixed(
         chromium: Browser, tmp_path: Path, flags: list[str]) -> None:
     """Under mkdocs serve (tests/test_serve_errors.py): a paper page open, its file broken, the
     open page and the home page show the file, line and problem; fixed, both pages come back."""
-    from conftest import small_project
     from playwright.sync_api import expect
     from test_serve_errors import MARKER, PAPER, TITLE, break_yaml
     from test_site import mkdocs_serve, wait_for_page
 
-    project = small_project(tmp_path)
+    project = make_project(tmp_path, make_corpus(tmp_path / "small"))
     paper = project / "corpus" / "papers" / f"{PAPER}.yaml"
     log = tmp_path / "serve.log"
     with mkdocs_serve(project, log, *flags) as (base, server):

@@ -10,7 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, small_corpus, survey
+from conftest import ROOT, make_corpus, survey
 
 from generator.core.text import slugify
 from generator.corpus.model import Paper
@@ -117,7 +117,7 @@ def test_yaml_is_loaded_safely(tmp_path: Path) -> None:
 def test_a_date_or_id_is_one_the_calendar_or_arxiv_has(tmp_path: Path, line: str, problem: str) -> None:
     """The patterns alone took any script's digits (\\d: an arXiv link to nowhere) and a day
     the calendar lacks."""
-    corpus = small_corpus(tmp_path / "corpus", ["rewrite-the-stars"])
+    corpus = make_corpus(tmp_path / "corpus", "papers", ["rewrite-the-stars"])
     path = corpus / "papers" / "rewrite-the-stars.yaml"
     text = re.sub(r"^added: .*\n", "", path.read_text(encoding="utf-8"), flags=re.M)
     path.write_text(text.replace("topics:", f"{line}\ntopics:"), encoding="utf-8")

@@ -13,7 +13,7 @@ from pathlib import Path
 import feedparser
 import pytest
 from bs4 import BeautifulSoup
-from conftest import ROOT, SEEDS, make_project, mkdocs_build, new_corpus, survey
+from conftest import ROOT, SEEDS, make_corpus, make_project, mkdocs_build, survey
 
 from generator.core.text import first_sentence
 from generator.corpus.export import bibtex, bibtex_keys
@@ -97,7 +97,7 @@ def test_pages_announce_their_feeds(real_site: Path) -> None:
 
 @pytest.mark.slow
 def test_feed_of_recently_added_papers_follows_the_added_date(tmp_path: Path) -> None:
-    corpus = new_corpus(tmp_path)
+    corpus = make_corpus(tmp_path / "corpus", "empty")
     survey("import", str(SEEDS[1]), "--corpus", str(corpus), env={"SOURCE_DATE_EPOCH": "1700000000"})
     survey("import", str(SEEDS[0]), "--corpus", str(corpus), env={"SOURCE_DATE_EPOCH": "1800000000"})
     site = mkdocs_build(make_project(tmp_path, corpus))
@@ -255,7 +255,7 @@ def test_statistics_numbers_equal_the_corpus(real_site: Path) -> None:
 
 @pytest.mark.slow
 def test_statistics_labels_are_literal(tmp_path: Path) -> None:
-    corpus = new_corpus(tmp_path)
+    corpus = make_corpus(tmp_path / "corpus", "empty")
     # A name holds no HTML tag (survey check refuses one); what else HTML or Markdown reads stays.
     survey("import", str(SEEDS[1]), "--corpus", str(corpus), "--name", "Bold <3 &amp; *x* --8<-- \"x\"")
     site = mkdocs_build(make_project(tmp_path, corpus))

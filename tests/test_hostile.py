@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 import yaml
 from bs4 import BeautifulSoup
-from conftest import ROOT, make_project, mkdocs_build, small_project, snapshot, survey
+from conftest import ROOT, make_corpus, make_project, mkdocs_build, snapshot, survey
 
 from generator.corpus.model import Entry, Listing, Paper
 from generator.corpus.store import listing_text, paper_text
@@ -250,7 +250,7 @@ def test_check_refuses_markup_in_topic_and_tag_names(tmp_path: Path) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("case", ["malformed-yaml", "markup-in-a-listing-name"])
 def test_mkdocs_build_fails_in_one_line_on_a_corpus_error(case: str, tmp_path: Path) -> None:
-    project = small_project(tmp_path)
+    project = make_project(tmp_path, make_corpus(tmp_path / "small"))
     if case == "malformed-yaml":
         edit_paper(project / "corpus", "title:", "title: [")
         needle = f"{PAPER}.yaml:"
@@ -403,12 +403,14 @@ def test_a_lone_surrogate_on_the_command_line_is_refused(tmp_path: Path) -> None
 def test_a_yaml_key_that_is_not_text_is_one_line(tmp_path: Path) -> None:
     corpus = corpus_copy(tmp_path)
     edit_paper(corpus, "topics:", "? [a, b]\n: 1\ntopics:")
+    line = (corpus / "papers" / f"{PAPER}.yaml").read_text(encoding="utf-8").split("\n").index("? [a, b]") + 1
     problems = checked(corpus)
-    assert len(problems) == 1 and f"{PAPER}.yaml:13:3: malformed YAML: a key must be text" in problems[0]
+    assert len(problems) == 1 and f"{PAPER}.yaml:{line}:3: malformed YAML: a key must be text" in problems[0]
 
 
 def test_every_problem_of_a_file_is_reported_in_one_run(tmp_path: Path) -> None:
     corpus = corpus_copy(tmp_path)
+    edit_paper(corpus, "links:\n  code: https://github.com/ma-xu/Rewrite-the-Stars\n", "")
     edit_paper(corpus, "topics:", "links:\n  paper: javascript:alert(1)\n  pdf: ftp://x\n"
                                   "  code: 'https://a b'\n  project: data:text/html,x\n"
                                   "date: yesterday\ntopics:")

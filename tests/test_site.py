@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 import yaml
 from bs4 import BeautifulSoup
-from conftest import ROOT, make_project, mkdocs_build, small_project, survey
+from conftest import ROOT, make_corpus, make_project, mkdocs_build, survey
 from linkcheck import check_site
 
 from generator.core.tex import tex_text
@@ -243,7 +243,7 @@ def test_search_index_covers_every_paper_with_its_facets(real_site: Path) -> Non
         page = soup(real_site / "papers" / paper.slug / "index.html")
         body = page.select("[data-pagefind-body]")
         assert [b.name for b in body] == ["h1", "p"] + (["p"] if paper.authors else [])
-        assert body[-1].get_text() == paper.abstract
+        assert body[-1].get_text() == tex_text(paper.abstract)  # the TeX read (issue 34)
         facets = {(f["data-pagefind-filter"], f.get_text()) for f in page.select("[data-pagefind-filter]")}
         names = [CORPUS.taxonomy.topic(t).name for t in paper.topics] or ["Other"]
         assert {("topic", n) for n in names} <= facets
@@ -317,7 +317,7 @@ def test_default_site_names_no_third_party(real_site: Path) -> None:
 @pytest.mark.slow
 def test_with_a_repository_the_edit_link_opens_the_corpus_file(tmp_path: Path) -> None:
     """"Make it yours": repo_url and edit_uri set in mkdocs.yml give every page its edit link."""
-    project = small_project(tmp_path)
+    project = make_project(tmp_path, make_corpus(tmp_path / "small"))
     config = project / "mkdocs.yml"
     text = config.read_text()
     for key in ("repo_url", "repo_name", "edit_uri"):
@@ -447,7 +447,7 @@ def test_survey_build_writes_the_same_markdown(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_changing_a_corpus_file_changes_the_rebuilt_site(tmp_path: Path) -> None:
-    project = small_project(tmp_path)
+    project = make_project(tmp_path, make_corpus(tmp_path / "small"))
     site = mkdocs_build(project)
     path = project / "corpus" / "papers" / "rewrite-the-stars.yaml"
     path.write_text(path.read_text().replace("Recent studies", "Newer studies", 1))
@@ -507,7 +507,7 @@ def wait_for_page(url: str, text: str, server: subprocess.Popen[bytes], log: Pat
 @pytest.mark.slow
 @pytest.mark.parametrize("flags", [[], ["--dirty"]], ids=["serve", "serve-dirty"])
 def test_mkdocs_serve_rebuilds_when_a_corpus_file_changes(tmp_path: Path, flags: list[str]) -> None:
-    project = small_project(tmp_path)
+    project = make_project(tmp_path, make_corpus(tmp_path / "small"))
     log = tmp_path / "serve.log"
     with mkdocs_serve(project, log, *flags) as (base, server):
         url = base + "papers/rewrite-the-stars/"
@@ -518,7 +518,7 @@ def test_mkdocs_serve_rebuilds_when_a_corpus_file_changes(tmp_path: Path, flags:
 
 
 def test_a_template_error_names_the_template(tmp_path: Path) -> None:
-    project = small_project(tmp_path)
+    project = make_project(tmp_path, make_corpus(tmp_path / "small"))
     template = project / "templates" / "paper.md.j2"
     template.write_text(template.read_text() + "\n{{ paper.no_such_field }}\n")
     result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict"], cwd=project,
@@ -535,7 +535,7 @@ def test_a_template_error_names_the_template(tmp_path: Path) -> None:
     ("exports/papers.csv", "file exports/papers.csv (both are exports/papers.csv)"),
 ])
 def test_a_hand_written_file_may_not_hide_a_generated_one(own: str, generated: str, tmp_path: Path) -> None:
-    project = small_project(tmp_path)
+    project = make_project(tmp_path, make_corpus(tmp_path / "small"))
     (project / "docs" / own).parent.mkdir(parents=True, exist_ok=True)
     (project / "docs" / own).write_text("# Mine\n")
     result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict"], cwd=project,

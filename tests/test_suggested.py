@@ -1,7 +1,7 @@
 """Readers tell a decision from a guess (issue 29, point 4), and topic pages start with a
 sentence for readers (point 5).
 
-One small site (conftest.review_corpus: two papers whose topics a person reviewed, six the
+One small site (conftest.make_corpus's "review": two papers whose topics a person reviewed, six the
 model suggested, one of them hostile), built once for the module with `mkdocs build --strict`
 and read with BeautifulSoup; the schema and the writers of `confidence` in process.
 """
@@ -17,15 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 from bs4 import BeautifulSoup, Tag
-from conftest import (
-    HOSTILE_ABSTRACT,
-    HOSTILE_SLUG,
-    HOSTILE_TITLE,
-    REVIEWED,
-    ROOT,
-    SUGGESTED,
-    review_corpus,
-)
+from conftest import HOSTILE_ABSTRACT, HOSTILE_SLUG, HOSTILE_TITLE, REVIEWED, ROOT, SUGGESTED, make_corpus
 
 from generator.cli.main import main
 from generator.corpus.store import load_corpus, paper_text
@@ -157,7 +149,7 @@ def test_the_exports_say_whether_a_paper_was_reviewed(site: Path) -> None:
 
 
 def test_confidence_and_summary_are_checked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    corpus = review_corpus(tmp_path)
+    corpus = make_corpus(tmp_path / "corpus", "review")
     path = corpus / "papers" / f"{UNSURE}.yaml"
     good = path.read_text(encoding="utf-8")
     assert "confidence:\n  parallelism: 0.62\n" in good
@@ -183,7 +175,7 @@ def test_confidence_and_summary_are_checked(tmp_path: Path, capsys: pytest.Captu
 
 def test_add_and_classify_write_the_confidence_of_what_they_suggest(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    corpus = review_corpus(tmp_path)
+    corpus = make_corpus(tmp_path / "corpus", "review")
     title, abstract = "Serving LLMs with paged KV caches", (
         "We build an LLM serving system with a paged KV cache and continuous batching that raises "
         "serving throughput 3x at the same latency.")

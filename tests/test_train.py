@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import ROOT, new_corpus, review_corpus, survey
+from conftest import ROOT, make_corpus, survey
 
 from generator.classify.quality import Doc
 from generator.classify.suggest import suggest
@@ -22,7 +22,7 @@ TOPICS = ("parallelism", "quantization", "serving", "kernels")
 
 def decided_corpus(tmp: Path, n: int = 48) -> Path:
     """The first n papers of the committed corpus that have a topic, and 12 without, as reviewed."""
-    corpus = new_corpus(tmp)
+    corpus = make_corpus(tmp / "corpus", "empty")
     (corpus / "papers").mkdir()
     real = load_corpus(ROOT / "corpus").sorted_papers()
     chosen = [p for p in real if p.topics][:n] + [p for p in real if not p.topics][:12]
@@ -189,7 +189,7 @@ def test_doubt_is_written_with_the_suggestion_dropped_by_a_decision_and_checked(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from generator.cli.main import main
 
-    corpus = review_corpus(tmp_path)
+    corpus = make_corpus(tmp_path / "corpus", "review")
     assert main(["add", "--title", "Serving LLMs with paged KV caches", "--abstract",
                  "An LLM serving system with a paged KV cache that raises throughput 3x.",
                  "--corpus", str(corpus)]) == 0
