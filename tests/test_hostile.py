@@ -146,15 +146,19 @@ def page(path: Path) -> BeautifulSoup:
 def test_listing_and_topic_names_are_shown_as_written_on_every_page(
         hostile_build: tuple[Path, list[Paper]]) -> None:
     """The navigation of every page shows the names as written (the theme takes a navigation
-    title as HTML); so do the titles, headings and headers of their own pages."""
+    title as HTML); so do the titles, headings and headers of their own pages, and the home page
+    and the listings' index, which name each listing (the navigation has one entry for them)."""
     site, _ = hostile_build
     pages = sorted(site.rglob("*.html"))
     assert len(pages) > 20
     for path in pages:
         nav = page(path).select_one("nav.md-nav--primary")
         names = [a.get_text(" ", strip=True) for a in nav.select("a.md-nav__link")]
-        assert LISTING_NAME in names and TOPIC_NAME in names, (path, names)
+        assert TOPIC_NAME in names and "Listings" in names, (path, names)
         assert not nav.select("script, img, b"), path
+    for path in ("index.html", "listings/index.html"):
+        links = [a.get_text() for a in page(site / path).select("article a[href$='hostile/']")]
+        assert links == [LISTING_NAME], path
     for folder, name in (("listings/hostile", LISTING_NAME), ("topics/kernels", TOPIC_NAME)):
         own = page(site / folder / "index.html")
         assert own.title.get_text() == f"{name} - {SITE_NAME}"
@@ -165,7 +169,7 @@ def test_listing_and_topic_names_are_shown_as_written_on_every_page(
     assert LISTING_NAME in listed.get_text()
     # the topic page's folded rule is raw HTML in the Markdown: its name is text there too
     rule = page(site / "topics" / "kernels" / "index.html").select_one("article details.survey-boundary")
-    assert rule.summary.get_text() == f"What is in {TOPIC_NAME} and what is not: the rule curators follow"
+    assert rule.summary.get_text() == f"What is in {TOPIC_NAME} and what is not"
     assert not rule.select("script, img, b")
 
 

@@ -26,6 +26,7 @@ from linkcheck import check_site
 from generator.core.tex import tex_text
 from generator.core.text import bad_name
 from generator.corpus.store import load_corpus
+from generator.site.entries import shown_date
 from generator.site.parts import PART_SIZE, newest_first
 from generator.site.render import Site
 
@@ -166,8 +167,13 @@ def test_topic_pages_count_and_list_their_papers(real_site: Path) -> None:
             for slug in slugs:
                 paper = CORPUS.papers[slug]
                 item = page.find("a", href=f"{up}papers/{slug}/").find_parent("li")
-                if paper.year:
-                    assert f"({paper.year})" in item.get_text()
+                meta = item.find("span", class_="survey-meta")
+                if paper.date:
+                    assert shown_date(paper.date) in meta.get_text()
+                names = [a.get_text() for a in meta.find_all("a")] if meta else []
+                assert names == paper.authors[:3]
+                if len(paper.authors) > 3:
+                    assert "et al." in meta.get_text()
                 linked = {(path.parent / a["href"]).resolve() for a in item.find_all("a", href=True)}
                 for other in (t for t in paper.topics if t != topic):
                     assert (real_site / "topics" / other).resolve() in linked
@@ -229,8 +235,9 @@ def test_navigation_has_sections_but_no_paper(real_site: Path) -> None:
     assert not any(re.search(r"(^|/)papers/", h) for h in hrefs)
     for topic in [*CORPUS.taxonomy.topic_ids, "other"]:
         assert f"topics/{topic}/" in hrefs
-    for listing in CORPUS.listings:
-        assert f"listings/{listing}/" in hrefs
+    # the listings are one entry; the maintainers' pages come last, in their own section
+    assert "listings/" in hrefs and not any(re.search(r"listings/.", h) for h in hrefs)
+    assert hrefs.index("architecture/") > hrefs.index("contributing/") > hrefs.index("about/")
     assert "tags/" in hrefs and "contributing/" in hrefs and "about/" in hrefs
 
 
@@ -408,11 +415,14 @@ def test_corpus_text_is_shown_literally_whatever_the_extensions(tmp_path: Path) 
         page = soup(site / "papers" / slug / "index.html")
         assert content(page).find("h1").get_text() == shown(title)
         assert abstract_of(page) == shown(abstract)
-        assert not page.find(id="abstract").find_next("p").find("a")  # nothing autolinked
+        # Nothing is a link but each whole http(s) URL, to itself ("www.x.org", "a@b.org" are not).
+        links = [(a.get_text(), a["href"]) for a in page.find(id="abstract").find_next("p").find_all("a")]
+        urls = re.findall(r"https?://[^\s<>]+", abstract)
+        assert links == [(u, u) for u in urls] and (len(urls) == 3) == ("https://" in title)
         assert page.title.get_text() == f"{shown(title)} - ML Systems Survey"
         assert topic.find("a", href=f"../../papers/{slug}/").get_text() == shown(title)
         name = hostile_author(title.split(": ", 1)[1])
-        author = content(page).find("strong", string="Authors:").find_next("a")
+        author = content(page).find("p", class_="survey-authors").find("a")
         assert (author.get_text(), author["href"]) == (
             name, "../../search/?author=" + urllib.parse.quote(name, safe="/"))
         assert not page.select("article img, article script, article abbr, article code, "
@@ -423,6 +433,21 @@ def test_corpus_text_is_shown_literally_whatever_the_extensions(tmp_path: Path) 
         text = html.read_text()
         assert "alert(1)</script>" not in text and "onerror=\"alert" not in text
         assert "<script>alert(4)" not in text and "javascript:alert(5)\"" not in text
+
+
+@pytest.mark.slow
+def test_the_lists_link_their_pages_without_directory_urls(tmp_path: Path) -> None:
+    """The entries of a list are HTML whose links are the pages' URLs (templates/_entry.html.j2):
+    with `use_directory_urls: false` they end in .html, and every link of the site resolves."""
+    project = make_project(tmp_path, make_corpus(tmp_path / "small"))
+    config = project / "mkdocs.yml"
+    config.write_text(config.read_text(encoding="utf-8") + "use_directory_urls: false\n", encoding="utf-8")
+    site = mkdocs_build(project)
+    assert check_site(site, base=SITE_PATH) == []
+    entry = content(soup(site / "topics" / "parallelism.html")).select_one("li.survey-entry")
+    assert entry.select_one("a.survey-entry__title")["href"].startswith("../papers/")
+    assert entry.select_one("a.survey-entry__title")["href"].endswith(".html")
+    assert entry.select_one(".survey-meta a")["href"].startswith("../search.html?author=")
 
 
 def test_two_builds_are_byte_identical(real_site: Path, tmp_path: Path) -> None:

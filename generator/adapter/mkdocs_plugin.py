@@ -11,9 +11,12 @@ import ctypes
 import gc
 import logging
 import os
+import posixpath
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import urljoin
 
 from mkdocs.config import config_options as opt
 from mkdocs.config.base import Config
@@ -26,7 +29,7 @@ from mkdocs.structure.toc import get_toc
 from ..core.errors import SurveyError
 from ..core.progress import Progress
 from ..corpus.check import check_corpus
-from ..corpus.store import NO_CACHE, CorpusCache
+from ..corpus.store import CorpusCache
 from ..site.markup import compact_html, dedent_html, html_attr
 from ..site.render import NavItem, Site, page_order, template_error
 from ..site.search import LIST_FOLDERS, PART, build_index
@@ -106,8 +109,7 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
             if not os.path.isdir(path):
                 raise PluginError(f"survey: the {name} folder {path!r} does not exist")
         # Only `mkdocs serve` builds again; a build keeps no parsed file past on_files.
-        self.cache = (_CACHES.setdefault(self.corpus_dir, CorpusCache()) if self.command == "serve"
-                      else NO_CACHE)
+        self.cache = _CACHES.setdefault(self.corpus_dir, CorpusCache()) if self.command == "serve" else None
         return config
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
@@ -138,7 +140,8 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
         try:
             site = Site(corpus, Path(self.templates_dir), site_url=config.site_url or "",
                         cache=self.incremental.render if self.incremental else None,
-                        site_name=config.site_name)
+                        site_name=config.site_name, edit_url=_edit_url(config),
+                        directory_urls=config.use_directory_urls)
             site.compile_templates()
             pages, others = site.pages(), site.files()
             page_paths, other_paths = sorted(pages, key=page_order), sorted(others)
@@ -274,6 +277,22 @@ def _refuse_hidden(files: Files, generated: list[GeneratedFile]) -> None:
             kind = "page" if file.is_documentation_page() else "file"
             raise PluginError(f"survey: docs/{own.src_uri} would hide the generated {kind} "
                               f"{file.src_uri} (both are {file.dest_uri}); rename or remove it")
+
+
+def _edit_url(config: MkDocsConfig) -> Callable[[str], str] | None:
+    """The address that edits a file of the repository (a path from its root), as MkDocs makes a
+    page's edit_url from repo_url and edit_uri (or edit_uri_template), which point into docs/;
+    None when mkdocs.yml names no repository."""
+    repo, uri, template = config.repo_url, config.edit_uri, config.edit_uri_template
+    if not repo or not (uri or template):
+        return None
+    base = repo if repo.endswith("/") else repo + "/"
+
+    def url(path: str) -> str:
+        src = "../" + path
+        edit = template.format(path=src, path_noext=posixpath.splitext(src)[0]) if template else f"{uri}{src}"
+        return urljoin(base, edit)
+    return url
 
 
 def _release_pages(files: Files) -> None:
