@@ -32,11 +32,12 @@ from html.parser import HTMLParser
 from typing import Any
 
 from ..core.errors import SourceError
+from ..corpus.fields import ARXIV_ID
 from .intake import LONG_NUMBER, check_json_containers
 
-_ARXIV_HREF = re.compile(r"arxiv\.org/(?:abs|pdf)/(\d{4}\.\d{4,5})(?:v\d+)?")
-_PAPER_HREF = re.compile(r"^(?:https://huggingface\.co)?/papers/(\d{4}\.\d{4,5})(?:v\d+)?$")
-_ARXIV_TEXT = re.compile(r"^arxiv:\s*(\d{4}\.\d{4,5})(?:v\d+)?$", re.IGNORECASE)
+_ARXIV_HREF = re.compile(rf"arxiv\.org/(?:abs|pdf)/({ARXIV_ID})(?:v\d+)?")
+_PAPER_HREF = re.compile(rf"^(?:https://huggingface\.co)?/papers/({ARXIV_ID})(?:v\d+)?$")
+_ARXIV_TEXT = re.compile(rf"^arxiv:\s*({ARXIV_ID})(?:v\d+)?$", re.IGNORECASE)
 _DAY = re.compile(r"/papers/date/(\d{4}-\d{2}-\d{2})")
 _SKIP = frozenset({"script", "style", "template", "noscript"})
 # Elements that hold nothing (BeautifulSoup's list for html.parser).
