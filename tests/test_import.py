@@ -148,7 +148,10 @@ def test_hf_paper_page_keeps_real_abstract_and_arxiv_id(tmp_path: Path) -> None:
         in paper.abstract  # inline keyword links kept whole
     assert "yields calibrated confidence intervals" not in paper.abstract  # not the AI summary
     assert paper.authors == ["Mira Kovacs", "Daniel O'Neill", "Priya Raman"]
-    assert not load_corpus(corpus).listings  # a single paper page is not a listing
+    # a single paper page is where the paper came from, as a listing of one (issue 34)
+    (listing,) = load_corpus(corpus).listings.values()
+    assert (listing.name, listing.url, [e.paper for e in listing.entries]) == (
+        "Hugging Face paper page 2603.01234", "https://huggingface.co/papers/2603.01234", [paper.slug])
 
 
 def test_hf_page_without_embedded_data_is_read_from_the_visible_page(tmp_path: Path) -> None:

@@ -10,21 +10,18 @@ from __future__ import annotations
 import csv
 import io
 import os
-import re
-import select
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 import yaml
-from conftest import HOSTILE_SLUG, REVIEWED, ROOT, SUGGESTED, review_corpus, snapshot, survey
+from conftest import HOSTILE_SLUG, HOSTILE_TITLE, REVIEWED, ROOT, SUGGESTED, review_corpus, snapshot, survey
 
 from generator.classify.review import Pending, queue, review_order
 from generator.cli.main import main
-from generator.cli.review import Session, Terminal
 from generator.core.text import printable
+from generator.corpus.glance import glance_papers
 from generator.corpus.store import load_corpus
 
 WAITING = [*SUGGESTED, HOSTILE_SLUG]
@@ -55,11 +52,27 @@ def test_review_order_puts_the_most_expected_wrong_topics_first_and_ties_by_slug
     assert review_order(pending)[0].expected_wrong == pytest.approx(1.0)
 
 
+def waiting(corpus: Path, topic: str | None = None) -> list[Pending]:
+    return queue(glance_papers(corpus), load_corpus(corpus).taxonomy.topic_ids, topic)
+
+
 def test_the_queue_is_every_paper_whose_topics_no_person_confirmed(corpus: Path) -> None:
-    pending = queue(load_corpus(corpus))
+    pending = waiting(corpus)
     assert sorted(p.slug for p in pending) == sorted(WAITING)
     wrong = [p.expected_wrong for p in pending]
     assert wrong == sorted(wrong, reverse=True) and wrong[0] > wrong[-1]
+
+
+def test_the_queue_is_ordered_from_what_the_files_store(corpus: Path) -> None:
+    """No paper is scored again: a paper file's stored confidence is what orders it (here made
+    the most doubtful of all by hand), whatever the model would say of its text now."""
+    path = corpus / "papers" / f"{SUGGESTED[0]}.yaml"
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data["confidence"] = {t: "0.5" for t in data["topics"]}
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    assert waiting(corpus)[0].slug == SUGGESTED[0]
+    (corpus / "topic_model.yaml").unlink()  # and no model is read for the order
+    assert waiting(corpus)[0].slug == SUGGESTED[0]
 
 
 # --- --list and --topic ------------------------------------------------------------------------
@@ -68,12 +81,30 @@ def test_the_queue_is_every_paper_whose_topics_no_person_confirmed(corpus: Path)
 def test_list_prints_the_queue_one_paper_a_line_slug_first_in_order(
         corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
     lines = listed(corpus, capsys=capsys)
-    assert [line.split()[0] for line in lines] == [p.slug for p in queue(load_corpus(corpus))]
+    assert [line.split()[0] for line in lines] == [p.slug for p in waiting(corpus)]
+    assert capsys.readouterr().err == ""
+    assert main(["review", "--list", "--corpus", str(corpus)]) == 0
+    assert capsys.readouterr().err == "survey review: 6 papers wait for a person's review\n"
     first = lines[0]  # the paper the model is least sure of: parallelism 0.98 and serving 0.54
-    assert first.startswith(
-        "accelerating-feedforward-computation-via-parallel-nonlinear  0.49 expected wrong: ")
-    assert "parallelism 0.98 (has it)" in first and "serving 0.54 (has it)" in first
-    assert re.search(r"kernels 0\.\d\d$", first)
+    assert first == ("accelerating-feedforward-computation-via-parallel-nonlinear  parallelism 0.98, "
+                     "serving 0.54  Accelerating Feedforward Computation via Parallel Nonlinear Equation "
+                     "Solving")
+    hostile = next(line for line in lines if line.startswith(HOSTILE_SLUG))
+    assert hostile == f"{HOSTILE_SLUG}  quantization 1.00  {printable(HOSTILE_TITLE)}"
+    assert any(line.split("  ")[1] == "no topic" for line in lines)
+
+
+def test_list_into_a_closed_pipe_ends_quietly(corpus: Path) -> None:
+    """`survey review --list | head -1` once head has gone: no traceback, nothing on stderr, the
+    status a process killed by SIGPIPE has (the pipe is closed before the first line here)."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        command = [sys.executable, "-m", "generator", "review", "--list", "--corpus", str(corpus)]
+        result = subprocess.run(command, stdout=write, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    finally:
+        os.close(write)
+    assert (result.returncode, result.stderr) == (141, "")
 
 
 def test_topic_narrows_the_queue_to_papers_that_have_it_or_may_have_missed_it(
@@ -88,8 +119,8 @@ def test_topic_narrows_the_queue_to_papers_that_have_it_or_may_have_missed_it(
     assert capsys.readouterr().err == ("survey review: --topic: unknown topic 'gpus'; the topics are "
                                        "parallelism, quantization, serving, kernels\n")
     assert main(["review", "--apply", "d.yaml", "--topic", "kernels", "--corpus", str(corpus)]) == 1
-    assert capsys.readouterr().err == ("survey review: --topic narrows the queue; --apply applies every "
-                                       "decision of its file\n")
+    assert capsys.readouterr().err == ("survey review: --topic and SLUG choose papers to review; --apply "
+                                       "applies every decision of its file\n")
 
 
 # --- --apply ----------------------------------------------------------------------------------
@@ -171,122 +202,7 @@ def test_apply_refuses_a_bad_file_in_one_line_and_writes_nothing(
     assert snapshot(corpus) == before
 
 
-# --- the terminal -----------------------------------------------------------------------------
-
-
-class Keys:
-    """Key presses for a Session, and everything it showed."""
-
-    def __init__(self, keys: str) -> None:
-        self.keys = list(keys)
-        self.out = io.StringIO()
-        self.opened: list[str] = []
-
-    def terminal(self, width: int = 72) -> Terminal:
-        def key() -> str:
-            assert self.keys, "the session asked for more keys than the test gave"
-            return self.keys.pop(0)
-
-        def opened(url: str) -> bool:
-            self.opened.append(url)
-            return True
-        return Terminal(key, self.out, lambda: width, opened)
-
-
-def session(corpus: Path, keys: Keys, width: int = 72) -> tuple[list[str], object]:
-    """Run a sitting over the queue; returns the slugs it was over and what it says at the end."""
-    from generator.cli.review import _recorder
-
-    loaded = load_corpus(corpus)
-    slugs = [p.slug for p in queue(loaded)]
-    return slugs, Session(loaded, slugs, keys.terminal(width), _recorder(loaded)).run()
-
-
-def test_single_keys_toggle_accept_skip_open_and_quit(corpus: Path) -> None:
-    keys = Keys("x2" + "a" + "s" + "o4" + "a" + "q")
-    slugs, done = session(corpus, keys)
-    first, second, third = slugs[:3]
-    shown = keys.out.getvalue()
-    # the first paper, toggled: quantization added to what the model suggested, then accepted
-    assert paper(corpus, first)["topics"] == ["parallelism", "quantization", "serving"]
-    assert "topics" in paper(corpus, first)["curated"] and "confidence" not in paper(corpus, first)
-    assert "topics" not in paper(corpus, second).get("curated", [])  # skipped: unchanged
-    # it has no link: the arXiv search for its title
-    assert third == "analyzing-modern-nvidia-gpu-cores" and not load_corpus(corpus).papers[third].links
-    link = "https://arxiv.org/search/?searchtype=title&query=Analyzing+Modern+NVIDIA+GPU+cores"
-    assert keys.opened == [link]
-    assert "topics" in paper(corpus, third)["curated"]
-    assert paper(corpus, third)["topics"] == []  # kernels, its one topic, toggled off (key 4)
-    assert str(done) and done.decided == 2 and done.skipped == 1 and done.left == len(slugs) - 3  # type: ignore[attr-defined]
-    assert "not a key of review ('x')" in shown
-    assert f"opened {link}" in shown
-    # each paper's screen: title, abstract wrapped to the width, each topic's confidence and reasons
-    assert "survey review: paper 1 of 6 · 0.49 topics expected wrong · " + first in shown
-    assert "\nAccelerating Feedforward Computation via Parallel Nonlinear Equation\nSolving\n" in shown
-    assert all(len(line) <= 72 for line in shown.replace("\x1b[H\x1b[2J", "").splitlines()
-               if not line.startswith(("survey review:", "Topics", "a accept", "not a key", "opened")))
-    assert re.search(r"  1 \[x\] Parallelism +0\.98\n +[+-]\d\.\d\d  ", shown)
-    assert re.search(r"  2 \[ \] Quantization +0\.01\n", shown)
-    assert "  2 [x] Quantization" in shown  # after the toggle
-
-
-def test_a_new_sitting_resumes_at_the_first_paper_still_waiting_and_skipped_papers_come_back(
-        corpus: Path) -> None:
-    slugs, _ = session(corpus, Keys("asq"))
-    again, done = session(corpus, Keys("q"))
-    assert again == slugs[1:]  # the decided paper never again; the skipped one first, in its place
-    assert done.decided == 0 and done.left == len(again)  # type: ignore[attr-defined]
-
-
-def test_corpus_text_reaches_the_terminal_as_written(corpus: Path) -> None:
-    keys = Keys("q")
-    loaded = load_corpus(corpus)
-    Session(loaded, [HOSTILE_SLUG], keys.terminal(), lambda s, t: None).run()
-    shown = keys.out.getvalue()
-    assert "Quantization <b>*trick*</b> {{ x }}" in shown
-    # the escapes are the session's own (clearing the screen), none from the corpus
-    assert set(re.findall(r"\x1b\[[0-9;]*[A-Za-z]", shown)) == {"\x1b[H", "\x1b[2J"}
-    assert printable("a\x1b[31mred\x07\u2028\u00a0") == "a\\x1b[31mred\\x07\\u2028\u00a0"
-
-
-def test_review_on_a_real_terminal_decides_with_single_keys(corpus: Path) -> None:
-    """Through a pty: no Enter, no echo, the terminal as it was afterwards."""
-    import termios
-
-    first = queue(load_corpus(corpus))[0].slug
-
-    master, slave = os.openpty()
-    before = termios.tcgetattr(slave)
-    process = subprocess.Popen([sys.executable, "-m", "generator", "review", "--corpus", str(corpus)],
-                               stdin=slave, stdout=slave, stderr=slave, cwd=ROOT, env={**os.environ,
-                               "COLUMNS": "80", "LINES": "40"})
-    seen = ""
-    try:
-        seen = _until(master, "survey review: paper 1 of 6", seen)
-        os.write(master, b"a")
-        seen = _until(master, "survey review: paper 2 of 6", seen)
-        os.write(master, b"q")
-        seen = _until(master, "left in the queue", seen)
-        assert process.wait(timeout=60) == 0
-        assert termios.tcgetattr(slave) == before  # echo and line editing back on
-    finally:
-        process.kill()
-        os.close(slave)
-        os.close(master)
-    assert "survey review: 1 decided, 0 skipped (they come back next time), 5 left in the queue" in seen
-    assert "topics" in paper(corpus, first)["curated"]
-    assert "Traceback" not in seen
-
-
-def _until(master: int, text: str, seen: str, timeout: float = 60) -> str:
-    end = time.monotonic() + timeout
-    while text not in seen:
-        left = end - time.monotonic()
-        assert left > 0, f"waited {timeout} s for {text!r}; the terminal showed:\n{seen[-2000:]}"
-        ready, _, _ = select.select([master], [], [], left)
-        if ready:
-            seen += os.read(master, 65536).decode("utf-8", "replace")
-    return seen
+# --- exits, and corpora without a model or a waiting paper -------------------------------------
 
 
 def test_review_exits_with_one_line_and_no_traceback(corpus: Path, tmp_path: Path) -> None:
@@ -303,17 +219,6 @@ def test_review_exits_with_one_line_and_no_traceback(corpus: Path, tmp_path: Pat
     assert len(result.stderr.splitlines()) == 1 and "field 'topics': unknown topic 'nope'" in result.stderr
     assert snapshot(corpus) == before
     assert set(REVIEWED).isdisjoint(survey("review", "--list", "--corpus", str(corpus)).stdout.split())
-
-
-def test_without_a_topic_model_the_queue_is_in_slug_order(
-        corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    (corpus / "topic_model.yaml").unlink()
-    lines = listed(corpus, capsys=capsys)
-    assert [line.split()[0] for line in lines] == sorted(WAITING)
-    assert lines[:2] == [
-        "a-unified-sequence-parallelism-approach-for-long-context  no topic model; topics: parallelism",
-        "accelerating-feedforward-computation-via-parallel-nonlinear  no topic model; topics: parallelism, "
-        "serving"]
 
 
 def test_a_terminal_with_nothing_waiting_is_told_so(

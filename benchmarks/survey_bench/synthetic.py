@@ -280,12 +280,12 @@ class Synth:
                 entries.append(Entry(paper=s, title=title))
             month = MONTHS[i % 12]
             name = (f"Synthetic listing {i + 1}: {r.choice(TITLE_WORDS)} {r.choice(TITLE_WORDS)} "
-                    f"(HF Papers, {month} {i % 28 + 1})")
+                    f"(HF Papers, {month} {i % 28 + 1}, 2025)")
             out.append(Listing(
                 slug=slugify(name), name=name, entries=entries, source="hf-text",
                 origin=f"{i:03d}_synthetic.txt",
                 sha256=hashlib.sha256(f"{self.n}:{i}".encode()).hexdigest(),
-                date=f"{month} {i % 28 + 1}",
+                date=f"2025-{i % 12 + 1:02d}-{i % 28 + 1:02d}", imported="2026-11-22",
             ))
         return out
 

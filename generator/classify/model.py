@@ -14,7 +14,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..corpus.taxonomy import Taxonomy, TopicWeights
@@ -102,6 +102,13 @@ def predict(taxonomy: Taxonomy, weights: dict[str, TopicWeights], feats: dict[st
         parts.sort(key=lambda fc: (-abs(fc[1]), fc[0]))
         verdicts.append(TopicVerdict(topic.id, topic.name, _logistic(total), tuple(parts)))
     return tuple(verdicts)
+
+
+def doubt(scores: Mapping[str, float]) -> float:
+    """How many of a paper's topic decisions the model is expected to get wrong, if its
+    confidences are calibrated: for each topic, the chance that the side it chose is wrong.
+    What a paper file keeps (`doubt`) and `survey review` orders by (classify/review.py)."""
+    return round(sum(min(p, 1 - p) for p in scores.values()), 3)
 
 
 def _logistic(x: float) -> float:

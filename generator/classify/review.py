@@ -20,55 +20,49 @@ from ..core.errors import CorpusError, SurveyError
 from ..core.records import csv_rows, yaml_items
 from ..core.text import shorten
 from ..core.yamlio import open_plain
+from ..corpus.glance import Glance
 from ..corpus.model import CURATABLE, Paper
 from ..corpus.rejected import REJECTED_FILE, Rejected, rejected_text
 from ..corpus.store import Corpus, listing_text, paper_text, shown_path
 from ..corpus.taxonomy import Taxonomy
-from .model import REVIEW_LOW
-from .suggest import suggest_all
+from .model import REVIEW_LOW, doubt
 
 
 @dataclass(frozen=True)
 class Pending:
-    """A paper waiting for a person's decision, with the model's confidence in every topic
-    (empty without a topic model)."""
+    """A paper waiting for a person's decision: the model's confidence in its topics (every
+    topic when freshly scored; the suggested ones when read from its file; empty without a
+    topic model) and its doubt (the paper file's `doubt`, as classify/model.py's doubt() gives
+    it; None where the file has none)."""
 
     slug: str
     scores: Mapping[str, float]
+    doubt: float | None = None
 
     @property
     def expected_wrong(self) -> float:
-        return expected_wrong(self.scores)
+        """The doubt, else what the scores at hand say (a file written before `doubt` was kept
+        holds only its suggested topics' confidence: `survey classify --write` stores it)."""
+        return self.doubt if self.doubt is not None else doubt(self.scores)
 
 
-def expected_wrong(scores: Mapping[str, float]) -> float:
-    """How many of a paper's topic decisions the model is expected to get wrong, if its
-    confidences are calibrated: for each topic, the chance that the side it chose is wrong."""
-    return sum(min(p, 1 - p) for p in scores.values())
+expected_wrong = doubt  # how `survey review` names it to a curator
 
 
 def review_order(pending: Iterable[Pending]) -> list[Pending]:
-    """The queue's order: most expected wrong topics first, equal ones by slug."""
+    """The queue's order, from what each paper file stores: most expected wrong topics first,
+    equal ones by slug. Cheap (a sort of stored numbers) at any size of queue."""
     return sorted(pending, key=lambda p: (-p.expected_wrong, p.slug))
 
 
-def queue(corpus: Corpus, topic: str | None = None,
-          progress: Callable[[int, int], None] | None = None) -> list[Pending]:
-    """Every paper whose topics are not curated, in review order; with `topic`, only those that
-    have it or that the model gives it at least REVIEW_LOW (the ones it may have missed)."""
-    if topic is not None and topic not in corpus.taxonomy.topic_ids:
-        raise SurveyError(f"--topic: unknown topic {topic!r}; the topics are "
-                          f"{', '.join(corpus.taxonomy.topic_ids)}")
-    papers = [p for p in corpus.sorted_papers() if "topics" not in p.curated]
-    if progress:
-        progress(0, len(papers))
-    # The model over every waiting paper, on every core: 6 to 8 ms a paper on one.
-    briefs = suggest_all(corpus.taxonomy, [(p.title, p.abstract) for p in papers]) if papers else []
-    if progress:
-        progress(len(papers), len(papers))
-    pending = [Pending(p.slug, dict(b.scores)) for p, b in zip(papers, briefs, strict=True)
-               if topic is None or topic in p.topics or dict(b.scores).get(topic, 0.0) >= REVIEW_LOW]
-    return review_order(pending)
+def queue(glances: Iterable[Glance], topic_ids: Sequence[str], topic: str | None = None) -> list[Pending]:
+    """Every paper whose topics no person has confirmed, in review order, from what each paper's
+    file stores (corpus/glance.py: no paper is scored again, so the queue opens at once); with
+    `topic`, only those that have it or whose stored confidence in it is at least REVIEW_LOW."""
+    if topic is not None and topic not in topic_ids:
+        raise SurveyError(f"--topic: unknown topic {topic!r}; the topics are {', '.join(topic_ids)}")
+    return review_order(Pending(g.slug, g.confidence, g.doubt) for g in glances if not g.reviewed and (
+        topic is None or topic in g.topics or g.confidence.get(topic, 0.0) >= REVIEW_LOW))
 
 
 def decided(paper: Paper, topics: Iterable[str], taxonomy: Taxonomy) -> Paper:
@@ -76,7 +70,7 @@ def decided(paper: Paper, topics: Iterable[str], taxonomy: Taxonomy) -> Paper:
     chosen = set(topics)
     new = copy.deepcopy(paper)
     new.topics = [t for t in taxonomy.topic_ids if t in chosen]
-    new.confidence = {}
+    new.confidence, new.doubt = {}, None
     new.curated = [c for c in CURATABLE if c in {*paper.curated, "topics"}]
     return new
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..corpus.taxonomy import Taxonomy
-from .model import REVIEW_HIGH, REVIEW_LOW, TopicVerdict, describe, features, predict
+from .model import REVIEW_HIGH, REVIEW_LOW, TopicVerdict, describe, doubt, features, predict
 from .rules import BUDGET, Scan, SlowRule, Verdict, evaluate, time_guard
 
 
@@ -33,6 +33,12 @@ class Suggestion:
         """The model's confidence in each topic it suggests, as a paper file keeps it (none from
         the rules alone)."""
         return {v.id: round(v.confidence, 2) for v in self.topics if isinstance(v, TopicVerdict) and v.chosen}
+
+    @property
+    def doubt(self) -> float | None:
+        """What a paper file keeps for the review queue's order (None from the rules alone)."""
+        scores = {v.id: v.confidence for v in self.topics if isinstance(v, TopicVerdict)}
+        return doubt(scores) if scores else None
 
     @property
     def uncertain(self) -> list[TopicVerdict]:
@@ -158,6 +164,11 @@ class Brief:
         """As Suggestion.confidence: what a paper file keeps of the suggested topics."""
         chosen = set(self.topic_ids)
         return {t: round(c, 2) for t, c in self.scores if t in chosen}
+
+    @property
+    def doubt(self) -> float | None:
+        """As Suggestion.doubt."""
+        return doubt(dict(self.scores)) if self.scores else None
 
 
 def brief(s: Suggestion) -> Brief:

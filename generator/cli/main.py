@@ -8,23 +8,14 @@ import io
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 
 from ..core.errors import SurveyError
 from ..core.output import escaped, raw
 from ..core.progress import Progress
-from ..core.settings import read_settings
+from ..core.settings import read_settings, today
 from .review import cmd_review, review_arguments
 from .topics import cmd_classify, cmd_explain, cmd_quality, cmd_train, quality_args, train_args
-
-
-def today() -> str:
-    """Today's date, or the one SOURCE_DATE_EPOCH fixes for reproducible runs."""
-    epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    if epoch and epoch.isdigit():
-        return datetime.fromtimestamp(int(epoch), tz=UTC).date().isoformat()
-    return datetime.now(tz=UTC).date().isoformat()
 
 
 def _corpus_arg(p: argparse.ArgumentParser) -> None:

@@ -1,33 +1,40 @@
 """`survey review`: the curator's queue of papers whose topics no person has confirmed.
 
-On a terminal, one paper at a time, decided with single keys and written at once; without one,
-`--list` prints the queue and `--apply FILE` applies decisions made elsewhere. The queue and
-its order are classify/review.py's; this module is the terminal and the writes.
+On a terminal, one paper at a time (cli/screen.py), decided with single keys and written at
+once; `survey review SLUG...` decides those papers now. Without a terminal, `--list` prints the
+queue and `--apply FILE` applies decisions made elsewhere. The queue and its order are
+classify/review.py's; this module reads the corpus for them and writes the decisions.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import shutil
+import difflib
+import functools
 import sys
-import textwrap
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING
 
+from ..classify.why import Why
 from ..core.errors import SurveyError
-from ..core.output import raw
-from ..core.progress import Progress
-from ..core.tex import tex_text
-from ..core.text import printable
+from ..core.settings import today
+from ..core.text import shown_path
+from ..corpus.glance import Glance
+from ..corpus.model import Paper
 from ..corpus.store import Corpus
+from ..corpus.taxonomy import Taxonomy
 
-SHOWN_REASONS = 3  # the strongest reasons shown under a topic (`survey explain` shows 8)
+if TYPE_CHECKING:
+    from .screen import Session
+    from .terminal import Terminal
 
 
 def review_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("slugs", nargs="*", metavar="SLUG",
+                   help="review these papers now, in this order (reviewed or not), instead of the queue")
     p.add_argument("--topic", metavar="ID", help="only the papers that have this topic or that the "
                                                   "model may have missed it on")
     how = p.add_mutually_exclusive_group()
@@ -39,44 +46,97 @@ def review_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_review(args: argparse.Namespace) -> int:
-    from ..classify.review import queue
-    from ..corpus.store import load_corpus
-
-    if args.apply and args.topic:
-        raise SurveyError("--topic narrows the queue; --apply applies every decision of its file")
     if args.apply:
+        if args.topic or args.slugs:
+            raise SurveyError("--topic and SLUG choose papers to review; --apply applies every decision "
+                              "of its file")
         return _apply(args)
-    corpus = load_corpus(args.corpus)
+    if args.slugs and args.topic:
+        raise SurveyError("give SLUGs or --topic, not both")
+    sitting = Sitting(Path(args.corpus), args.slugs, args.topic)
     if not args.list and not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise SurveyError("not on a terminal: --list prints the queue, --apply FILE applies decisions")
-    pending = queue(corpus, args.topic, Progress("reading the papers to review"))
-    if not pending and not args.list:
+    if args.list:
+        print_queue(sitting.glances, sitting.slugs, args.topic)
+        return 0
+    if not sitting.slugs:
         print("survey review: no paper is waiting: a person has reviewed the topics of every paper"
               + (f" on or near {args.topic}" if args.topic else ""))
         return 0
-    if args.list:
-        for item in pending:
-            print(list_line(corpus, item.slug, item.scores))
-        print(f"survey review: {len(pending)} paper(s) whose topics no person has confirmed"
-              + (f", on or near {args.topic}" if args.topic else ""), file=sys.stderr)
-        return 0
-    record = _recorder(corpus)
+    from .terminal import KeyReader, Terminal
+
     with KeyReader() as keys:
-        done = Session(corpus, [p.slug for p in pending], Terminal(keys), record).run()
+        def key() -> str:
+            sitting.book.start()  # the first paper is on screen: read the rest while the curator reads
+            return keys()
+
+        done = sitting.session(Terminal(key)).run()
     print(done.summary())
     return 0
 
 
-def list_line(corpus: Corpus, slug: str, scores: Mapping[str, float]) -> str:
-    """A paper of the queue as --list prints it: the slug, then what the model thinks."""
-    from ..classify.review import expected_wrong
+class Sitting:
+    """The papers of one `survey review`: SLUGs as given (each must be a paper of the corpus),
+    else the queue (classify/review.py), read from what the files store."""
 
-    paper = corpus.papers[slug]
-    if not scores:
-        return f"{slug}  no topic model; topics: {', '.join(paper.topics) or 'none'}"
-    said = ", ".join(f"{t} {scores[t]:.2f}" + (" (has it)" if t in paper.topics else "")
-                     for t in corpus.taxonomy.topic_ids if t in scores)
-    return f"{slug}  {expected_wrong(scores):.2f} expected wrong: {said}"
+    def __init__(self, root: Path, slugs: Sequence[str] = (), topic: str | None = None) -> None:
+        from ..corpus.glance import glance_papers
+
+        self.root, self.given = root, bool(slugs)
+        self.taxonomy = _taxonomy(root)
+        self.glances = {g.slug: g for g in glance_papers(root)}
+        if slugs:
+            for slug in slugs:
+                if slug not in self.glances:
+                    raise SurveyError(_no_paper(slug, root, sorted(self.glances)))
+            self.slugs = list(dict.fromkeys(slugs))
+        else:
+            from ..classify.review import queue
+
+            self.slugs = [p.slug for p in queue(self.glances.values(), self.taxonomy.topic_ids, topic)]
+
+    @functools.cached_property
+    def book(self) -> Book:
+        return Book(self.root, self.taxonomy, today())
+
+    def session(self, term: Terminal) -> Session:
+        from .screen import Progress, Session
+
+        reviewed = sum(g.reviewed for g in self.glances.values())
+        return Session(self.book, self.slugs, term, Progress(reviewed, len(self.glances)),
+                       [(t.id, t.name) for t in self.taxonomy.topics], waiting_only=not self.given)
+
+
+def print_queue(glances: dict[str, Glance], slugs: list[str], topic: str | None = None) -> None:
+    """--list: a paper a line, slug first, then what the model suggested and the title; the
+    count on stderr, so that a pipe reads only the papers."""
+    for slug in slugs:
+        g = glances[slug]
+        said = ", ".join(f"{t} {g.confidence[t]:.2f}" if t in g.confidence else t for t in g.topics)
+        print(f"{slug}  {said or 'no topic'}  {g.title}")
+    print(f"survey review: {len(slugs)} paper{'s' * (len(slugs) != 1)} wait for a person's review"
+          + (f", on or near {topic}" if topic else ""), file=sys.stderr)
+
+
+def _taxonomy(root: Path) -> Taxonomy:
+    from ..corpus.lock import CorpusLock
+
+    path = root / "taxonomy.yaml"
+    if not root.is_dir():
+        raise SurveyError(f"{shown_path(root)}: no corpus folder here (--corpus DIR names it)")
+    with CorpusLock(root, shared=True):
+        return Taxonomy.load(path, shown_path(path))
+
+
+def _no_paper(slug: str, root: Path, known: list[str]) -> str:
+    from ..corpus.rejected import read_rejected
+
+    gone = next((r for r in read_rejected(root) if r.slug == slug), None)
+    if gone:
+        return (f"{slug}: rejected on {gone.rejected}, so no longer in the corpus; `survey add --force` "
+                f"or `survey import FEED --take ID --force` brings it back")
+    close = difflib.get_close_matches(slug, known, n=1)
+    return f"{slug}: no paper with this slug in the corpus" + (f"; did you mean {close[0]}?" if close else "")
 
 
 def _apply(args: argparse.Namespace) -> int:
@@ -91,175 +151,116 @@ def _apply(args: argparse.Namespace) -> int:
     return 0
 
 
-def _recorder(corpus: Corpus) -> Callable[[str, list[str]], None]:
-    """Writes one decision: under the corpus's lock, on the paper as its file is now (another
-    writer may have changed it since the queue was read), all or nothing."""
-    from ..classify.review import decision_files
-    from ..core.yamlio import load_yaml
-    from ..corpus.journal import writing
-    from ..corpus.model import Paper
-    from ..corpus.store import read_record, shown_path
-    from ..corpus.writes import write_files
+# --- what a sitting reads and writes ------------------------------------------------------------
 
-    def record(slug: str, topics: list[str]) -> None:
-        path = corpus.root / "papers" / f"{slug}.yaml"
-        with writing(corpus.root):
-            shown = shown_path(path)
-            corpus.papers[slug] = read_record(path, Paper, shown)
-            files = decision_files(corpus, [(slug, topics)])
+@dataclass(frozen=True)
+class Written:
+    """A decision as written: each file it changed, before and after (None: no file), so that
+    it can be undone."""
+
+    before: list[tuple[str, str | None]]
+    after: list[tuple[str, str | None]]
+
+
+class Book:
+    """The corpus as a sitting reads and writes it. The paper on screen is read from its file
+    when shown; the whole corpus, which every write is checked against (corpus/writes.py), is
+    read in the background while the curator reads the first paper (4.5 s at 10,000 papers:
+    the queue itself opens from corpus/glance.py in a fraction of that)."""
+
+    def __init__(self, root: Path, taxonomy: Taxonomy, today: str) -> None:
+        self.root, self.taxonomy, self.today = root, taxonomy, today
+        self.listed: dict[str, list[tuple[str, int]]] | None = None  # read with the first paper
+        self._corpus: Corpus | None = None
+        self._failed: SurveyError | None = None
+        self._loading = threading.Thread(target=self._load, daemon=True)
+
+    def start(self) -> None:
+        """Read the whole corpus in the background, once."""
+        if self._loading.ident is None:
+            self._loading.start()
+
+    def _load(self) -> None:
+        from ..corpus.store import load_corpus
+
+        try:
+            self._corpus = load_corpus(self.root)
+        except SurveyError as exc:
+            self._failed = exc
+
+    def corpus(self) -> Corpus:
+        self.start()
+        self._loading.join()
+        if self._failed is not None:
+            raise self._failed
+        assert self._corpus is not None
+        return self._corpus
+
+    def paper(self, slug: str) -> Paper:
+        from ..corpus.store import read_record
+
+        path = self.root / "papers" / f"{slug}.yaml"
+        if not path.exists():
+            raise FileNotFoundError(path)
+        paper: Paper = read_record(path, Paper, shown_path(path))
+        return paper
+
+    def why(self, paper: Paper) -> list[Why]:
+        from ..classify.why import why
+
+        return why(self.taxonomy, paper.title, paper.abstract)
+
+    def sources(self, slug: str) -> list[str]:
+        """Each listing that holds the paper, and its place there."""
+        from ..corpus.glance import glance_listings
+
+        if self.listed is None:
+            self.listed = glance_listings(self.root)
+        return [f"{name} (#{pos})" for name, pos in self.listed.get(slug, [])]
+
+    def decide(self, slug: str, topics: list[str]) -> Written:
+        from ..classify.review import decision_files
+
+        return self._write(slug, lambda corpus: list(decision_files(corpus, [(slug, topics)])))
+
+    def reject(self, slug: str, reason: str | None) -> Written:
+        from ..classify.review import rejection_files
+
+        return self._write(slug, lambda corpus: rejection_files(corpus, [(slug, reason)], self.today))
+
+    def undo(self, done: object) -> None:
+        assert isinstance(done, Written)
+        self._commit(done.after, done.before, what="undo")
+
+    def _write(self, slug: str, files: Callable[[Corpus], Sequence[tuple[str, str | None]]]) -> Written:
+        from ..corpus.journal import writing
+
+        corpus = self.corpus()
+        with writing(self.root):
+            # The paper as its file is now: another command may have changed it since.
+            corpus.papers[slug] = self.paper(slug)
+            after = list(files(corpus))
+            before = [(rel, self._text(rel)) for rel, _ in after]
+            self._commit(before, after)
+        return Written(before, after)
+
+    def _commit(self, expected: list[tuple[str, str | None]], files: list[tuple[str, str | None]],
+                what: str = "") -> None:
+        """Write `files`, where each is still as `expected` (an undo changes nothing that another
+        command has changed since); the corpus read is kept up to date."""
+        from ..corpus.journal import writing
+        from ..corpus.writes import with_files, write_files
+
+        with writing(self.root):
+            for rel, text in expected:
+                if what and self._text(rel) != text:
+                    raise SurveyError(f"{shown_path(self.root / rel)} has changed since; nothing undone")
+            corpus = self.corpus()
             write_files(corpus, files)
-            corpus.papers[slug] = Paper.from_dict(load_yaml(files[0][1], shown), shown)
-    return record
+            self._corpus = with_files(corpus, files)
+            if any(rel.startswith("listings/") for rel, _ in files):  # a rejection, or its undo
+                self.listed = None
 
-
-# --- the terminal -------------------------------------------------------------------------------
-
-class KeyReader:
-    """Single key presses from the terminal, without Enter or echo, until closed."""
-
-    def __enter__(self) -> Callable[[], str]:
-        import termios
-        import tty
-
-        self.fd = sys.stdin.fileno()
-        self.saved = termios.tcgetattr(self.fd)
-        tty.setcbreak(self.fd)  # keeps Ctrl-C a signal: it quits like q
-        return self.key
-
-    def key(self) -> str:
-        data = os.read(self.fd, 32)  # an arrow key is several bytes at once: read them as one
-        return data.decode("utf-8", "replace") if data else "\x04"
-
-    def __exit__(self, *exc: object) -> None:
-        import termios
-
-        termios.tcsetattr(self.fd, termios.TCSADRAIN, self.saved)
-
-
-@dataclass
-class Terminal:
-    """What the session needs of a terminal; a test gives its own keys and output."""
-
-    key: Callable[[], str]
-    out: TextIO = field(default_factory=lambda: sys.stdout)
-    width: Callable[[], int] = lambda: shutil.get_terminal_size((80, 24)).columns
-    open: Callable[[str], bool] = field(default_factory=lambda: _open_link)
-
-    def show(self, text: str) -> None:
-        """The screen cleared, then text (escaped, as all output: core/output.py)."""
-        raw(self.out, CLEAR)  # the one control sequence review sends
-        self.out.write(text)
-        self.out.flush()
-
-
-def _open_link(url: str) -> bool:
-    import webbrowser
-
-    try:
-        return webbrowser.open(url)
-    except webbrowser.Error:
-        return False
-
-
-@dataclass
-class Done:
-    decided: int = 0
-    skipped: int = 0
-    left: int = 0
-
-    def summary(self) -> str:
-        return (f"survey review: {self.decided} decided, {self.skipped} skipped (they come back next "
-                f"time), {self.left} left in the queue")
-
-
-HELP = "a accept · 1-{n} toggle a topic · s skip · o open the paper's link · q quit"
-CLEAR = "\x1b[H\x1b[2J"
-
-
-class Session:
-    """One sitting of review: each paper shown until it is accepted, skipped or the curator quits."""
-
-    def __init__(self, corpus: Corpus, slugs: list[str], term: Terminal,
-                 record: Callable[[str, list[str]], None]) -> None:
-        self.corpus, self.slugs, self.term, self.record = corpus, slugs, term, record
-        self.topics = corpus.taxonomy.topics[:9]  # one digit each
-
-    def run(self) -> Done:
-        done = Done(left=len(self.slugs))
-        for i, slug in enumerate(self.slugs):
-            try:
-                answer = self._one(slug, i)
-            except KeyboardInterrupt:
-                answer = "quit"
-            if answer == "quit":
-                break
-            done.left -= 1
-            if answer == "skip":
-                done.skipped += 1
-            else:
-                done.decided += 1
-        self.term.show("")
-        return done
-
-    def _one(self, slug: str, i: int) -> str:
-        from ..classify.suggest import suggest
-
-        paper = self.corpus.papers[slug]
-        verdicts = {v.id: v for v in suggest(self.corpus.taxonomy, paper.title, paper.abstract).topics}
-        chosen = [t.id for t in self.topics if t.id in paper.topics]
-        note = ""
-        while True:
-            self.term.show(self._screen(paper, verdicts, chosen, i, note))
-            key = self.term.key()[:1]
-            note = ""
-            if key in ("q", "\x04", "\x03"):
-                return "quit"
-            if key == "s":
-                return "skip"
-            if key == "a":
-                self.record(slug, chosen)
-                return "decided"
-            if key.isdigit() and 1 <= int(key) <= len(self.topics):
-                topic = self.topics[int(key) - 1].id
-                chosen = [t.id for t in self.topics if (t.id in chosen) != (t.id == topic)]
-            elif key == "o":
-                url = paper.link("paper") or paper.link("pdf") or _search(paper.title)
-                opened = self.term.open(url)
-                note = f"{'opened' if opened else 'could not open a browser for'} {printable(url)}"
-            else:
-                note = f"not a key of review ({printable(repr(key))}): " + HELP.format(n=len(self.topics))
-
-    def _screen(self, paper: Any, verdicts: dict[str, Any], chosen: list[str], i: int, note: str) -> str:
-        from ..classify.model import REVIEW_LOW, TopicVerdict
-        from ..classify.review import expected_wrong
-        from ..classify.suggest import reasons
-
-        width = max(40, self.term.width())
-        model = {t: v for t, v in verdicts.items() if isinstance(v, TopicVerdict)}
-        wrong = (f" · {expected_wrong({t: v.confidence for t, v in model.items()}):.2f} topics expected "
-                 f"wrong" if model else "")
-        lines = [f"survey review: paper {i + 1} of {len(self.slugs)}{wrong} · {paper.slug}", "",
-                 *textwrap.wrap(printable(tex_text(paper.title)), width), "",
-                 *textwrap.wrap(printable(tex_text(paper.abstract)), width), "",
-                 "Topics ([x]: the paper has it when you accept), the model's confidence and reasons:"]
-        for n, topic in enumerate(self.topics, 1):
-            verdict = model.get(topic.id)
-            mark = "x" if topic.id in chosen else " "
-            conf = f"{verdict.confidence:.2f}" if verdict else ""
-            lines.append(f"  {n} [{mark}] {printable(topic.name):<14} {conf}".rstrip())
-            if verdict and (topic.id in chosen or verdict.confidence > REVIEW_LOW):
-                lines += [_fit(" " * 10 + printable(r), width) for r in reasons(verdict, SHOWN_REASONS)]
-        lines += ["", HELP.format(n=len(self.topics))]
-        if note:
-            lines.append(note)
-        return "\n".join(lines) + "\n"
-
-
-def _fit(line: str, width: int) -> str:
-    return line if len(line) <= width else line[:width - 1] + "…"
-
-
-def _search(title: str) -> str:
-    from urllib.parse import quote_plus
-
-    return "https://arxiv.org/search/?searchtype=title&query=" + quote_plus(title)
+    def _text(self, rel: str) -> str | None:
+        path = self.root / rel
+        return path.read_text(encoding="utf-8") if path.exists() else None

@@ -46,14 +46,15 @@ def cmd_classify(args: argparse.Namespace) -> int:
                 print(f"{paper.file}: {name}: {getattr(paper, name)} -> suggested {ids}{marker}")
                 if not marker:
                     new[name] = ids
-        # The confidence of suggested topics follows the model: refreshed with them.
-        stale = "topics" not in paper.curated and paper.confidence != s.confidence
+        # The confidence of suggested topics, and the doubt the review queue orders by, follow
+        # the model: refreshed with them.
+        stale = "topics" not in paper.curated and (paper.confidence, paper.doubt) != (s.confidence, s.doubt)
         if (new or stale) and args.write:
             paper = copy.deepcopy(paper)  # the corpus stays as read: the write is checked against it
             for name, ids in new.items():
                 setattr(paper, name, ids)
             if "topics" not in paper.curated:
-                paper.confidence = s.confidence
+                paper.confidence, paper.doubt = s.confidence, s.doubt
             changes.append((paper.file, paper_text(paper)))
     if args.write:
         written = write_files(corpus, changes)

@@ -6,7 +6,9 @@ run without MkDocs (`survey build`, `survey add`) read them here.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -49,3 +51,11 @@ def read_settings(config_file: Path | str = "mkdocs.yml") -> SiteSettings:
     except (OSError, yaml.YAMLError):
         return SiteSettings()
     return SiteSettings.of(data if isinstance(data, dict) else {})
+
+
+def today() -> str:
+    """Today's date, or the one SOURCE_DATE_EPOCH fixes for reproducible runs."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    if epoch and epoch.isdigit():
+        return datetime.fromtimestamp(int(epoch), tz=UTC).date().isoformat()
+    return datetime.now(tz=UTC).date().isoformat()

@@ -7,7 +7,6 @@ stored.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,18 +14,19 @@ from ..core.errors import CorpusError
 from ..core.text import is_slug, shorten
 from .fields import MAX_ITEMS, URL_RE, Fields, date_problem, is_arxiv, is_date, text_problem
 from .fields import kind as value_kind
+from .scores import confidence_field, doubt_field
 
 LINK_KINDS = ("paper", "pdf", "code", "project")
 CURATABLE = ("title", "abstract", "arxiv", "authors", "date", "topics", "tags", "links")
 # What `survey enrich` fills from a metadata source, each recorded under `enriched`.
 ENRICHABLE = ("arxiv", "authors", "et_al", "date", *(f"links.{k}" for k in LINK_KINDS))
-FRACTION_RE = re.compile(r"^[01](?:\.\d{1,6})?\Z", re.ASCII)
 
 PAPER_FIELDS = (
     "slug", "title", "alternate_titles", "abstract", "arxiv", "authors", "et_al", "date",
-    "links", "topics", "confidence", "tags", "added", "enriched", "curated",
+    "links", "topics", "confidence", "doubt", "tags", "added", "enriched", "curated",
 )
-LISTING_FIELDS = ("slug", "name", "date", "description", "source", "origin", "sha256", "entries")
+LISTING_FIELDS = ("slug", "name", "date", "imported", "url", "description", "source", "origin", "sha256",
+                  "entries")
 
 # Upper bounds, in characters (or items), that every record is held to wherever it comes from:
 # a corpus file, an import, `survey add`, `survey enrich`. Each leaves a wide margin over the
@@ -64,6 +64,10 @@ class Paper:
     # shown beside a topic no person has reviewed (computing it at build time would cost a
     # regular-expression scan of every paper, 7.7 s a thousand papers, 40% of a build).
     confidence: dict[str, float] = field(default_factory=dict)
+    # How many of its topic decisions the model expects to be wrong, as it was when it suggested
+    # them: the order of `survey review` (classify/review.py), read from the file because scoring
+    # every waiting paper again took most of the queue's start (issue 35).
+    doubt: float | None = None
     alternate_titles: list[str] = field(default_factory=list)
     arxiv: str | None = None
     authors: list[str] = field(default_factory=list)
@@ -126,7 +130,7 @@ class Paper:
             if name not in CURATABLE:
                 f.problem("curated", f"{shorten(name)} is not a curatable field ({', '.join(CURATABLE)})")
         topics, tags = f.text_list("topics"), f.text_list("tags")
-        confidence = _confidence(f, topics)
+        confidence, doubt = confidence_field(f, topics), doubt_field(f)
         alternate_titles = f.text_list("alternate_titles", limit=MAX_TITLE)
         # Two co-authors may share a name ('Chen Li' twice in 45 real papers): real data.
         authors = f.text_list("authors", unique=False, limit=MAX_NAME, items=MAX_AUTHORS)
@@ -142,7 +146,7 @@ class Paper:
         assert slug is not None and title is not None and abstract is not None
         return cls(
             slug=slug, title=title, abstract=abstract, topics=topics, tags=tags, confidence=confidence,
-            alternate_titles=alternate_titles, arxiv=arxiv, authors=authors, et_al=et_al is True,
+            doubt=doubt, alternate_titles=alternate_titles, arxiv=arxiv, authors=authors, et_al=et_al is True,
             date=date, links=links,
             added=added, enriched=enriched, curated=[c for c in CURATABLE if c in curated],
         )
@@ -165,6 +169,8 @@ class Paper:
         out["topics"] = list(self.topics)
         if self.confidence:
             out["confidence"] = {t: self.confidence[t] for t in self.topics if t in self.confidence}
+        if self.doubt is not None:
+            out["doubt"] = self.doubt
         out["tags"] = list(self.tags)
         if self.added:
             out["added"] = self.added
@@ -216,38 +222,6 @@ def _links(f: Fields) -> dict[str, str]:
     return links
 
 
-def _confidence(f: Fields, topics: list[str]) -> dict[str, float]:
-    raw = f.data.get("confidence")
-    if raw is None:
-        return {}
-    if not isinstance(raw, dict):
-        f.problem("confidence", "must be a mapping of topic to the model's confidence, from 0 to 1")
-        return {}
-    out = {}
-    for topic, value in raw.items():
-        name = f"confidence.{topic}"
-        if topic not in topics:
-            f.problem(name, "is not one of the paper's topics: remove it (a topic a person chose "
-                            "has no confidence; list topics in curated)")
-            continue
-        # YAML gives the numbers as text (the corpus's loader reads no floats): 0.87 is "0.87".
-        number = _fraction(value)
-        if number is None:
-            f.problem(name, f"{shorten(value)} is not a number from 0 to 1")
-        else:
-            out[topic] = number
-    return out
-
-
-def _fraction(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        return None
-    if isinstance(value, str) and not FRACTION_RE.match(value):
-        return None
-    number = float(value)
-    return number if 0 <= number <= 1 else None  # NaN is not
-
-
 def _enriched(f: Fields) -> list[Enriched]:
     raw = f.data.get("enriched")
     if raw is None:
@@ -291,14 +265,19 @@ class Entry:
 
 @dataclass
 class Listing:
+    """What one import read, and so where its papers came from: a Hugging Face listing, a feed
+    (arXiv Atom, daily-papers JSON), a bibliography or a saved paper page."""
+
     slug: str
-    name: str
+    name: str  # what a reader calls it: "arXiv feed arxiv-mlsys-2024-12-to-2025-12"
     entries: list[Entry]
     source: str  # the format it was read from
-    origin: str  # file name or URL it came from
+    origin: str  # the file's name, kept for the record and never shown on a page
     sha256: str
-    date: str | None = None  # as the listing shows it, e.g. "Mar 11" (HF omits the year)
+    date: str | None = None  # the listing's own date, YYYY, YYYY-MM or YYYY-MM-DD
     description: str | None = None
+    imported: str | None = None  # the day it was imported, YYYY-MM-DD
+    url: str | None = None  # its original address, where the source says it
 
     @property
     def path(self) -> str:
@@ -339,16 +318,29 @@ class Listing:
         source, sha = f.text("source", required=True), f.text("sha256", required=True)
         origin = f.text("origin", required=True, limit=MAX_URL)
         date = f.text("date")
+        if date is not None and not is_date(date):
+            f.problem("date", f"{shorten(date)} is not a date: use YYYY, YYYY-MM or YYYY-MM-DD, with the "
+                              f"year ('2025-03-14' for a listing shown as Mar 14)")
+        imported = f.text("imported")
+        if imported is not None and not is_date(imported, day=True):
+            f.problem("imported", f"{shorten(imported)} is not a date YYYY-MM-DD")
+        url = f.text("url", limit=MAX_URL)
+        if url is not None and not URL_RE.match(url):
+            f.problem("url", f"{shorten(url)} is not an http(s) URL")
         description = f.text("description", limit=MAX_DESCRIPTION, plain=True)
         f.done()
         assert slug and name and source and origin and sha
         return cls(slug=slug, name=name, entries=entries, source=source, origin=origin, sha256=sha,
-                   date=date, description=description)
+                   date=date, description=description, imported=imported, url=url)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"slug": self.slug, "name": self.name}
         if self.date:
             out["date"] = self.date
+        if self.imported:
+            out["imported"] = self.imported
+        if self.url:
+            out["url"] = self.url
         if self.description:
             out["description"] = self.description
         out.update(source=self.source, origin=self.origin, sha256=self.sha256)

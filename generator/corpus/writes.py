@@ -50,6 +50,18 @@ def _same(path: Path, text: str | None) -> bool:
 
 
 def _validate(corpus: Corpus, files: list[tuple[str, str | None]]) -> None:
+    trial = with_files(corpus, files)
+    removed = {name[:-5] for rel, text in files if text is None
+               for folder, _, name in [rel.rpartition("/")] if folder == "papers"}
+    before = {str(p) for p in _problems(corpus)}
+    new = [p for p in _problems(trial, removed) if str(p) not in before]
+    if new:
+        raise new[0]
+
+
+def with_files(corpus: Corpus, files: Iterable[tuple[str, str | None]]) -> Corpus:
+    """The corpus as it is once these files are written (each read as `survey check` reads it;
+    a CorpusError for one it would refuse); the corpus given is not changed."""
     papers, listings, taxonomy = dict(corpus.papers), dict(corpus.listings), corpus.taxonomy
     rejected = corpus.rejected
     for rel, text in files:
@@ -82,13 +94,7 @@ def _validate(corpus: Corpus, files: list[tuple[str, str | None]]) -> None:
             rejected = rejected_entries(data, shown)
         else:
             raise CorpusError(shown, "not a file of the corpus")
-    trial = Corpus(root=corpus.root, taxonomy=taxonomy, papers=papers, listings=listings, rejected=rejected)
-    removed = {name[:-5] for rel, text in files if text is None
-               for folder, _, name in [rel.rpartition("/")] if folder == "papers"}
-    before = {str(p) for p in _problems(corpus)}
-    new = [p for p in _problems(trial, removed) if str(p) not in before]
-    if new:
-        raise new[0]
+    return Corpus(root=corpus.root, taxonomy=taxonomy, papers=papers, listings=listings, rejected=rejected)
 
 
 def _problems(corpus: Corpus, removed: frozenset[str] | set[str] = frozenset()) -> list[CorpusError]:

@@ -128,7 +128,7 @@ class Reuse:
     def listing_key(listing: Listing, rows: list[dict[str, Any]], shared: int, citable: int) -> Any:
         """What every part of a listing's page shows of the listing as a whole."""
         return (listing.slug, listing.name, listing.description, listing.origin, listing.source,
-                listing.date, len(rows), shared, citable)
+                listing.date, listing.imported, listing.url, len(rows), shared, citable)
 
     def listing_part_key(self, whole: Any, part: Part[dict[str, Any]]) -> Any:
         return (whole, _part_key(part), tuple(

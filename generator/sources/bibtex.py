@@ -207,7 +207,7 @@ def read_bibtex(text: str, shown: str, digest: str) -> Source:
         else:
             entries.append(entry)
             notes += [f"{shown}:{line}: entry {key}: {note}" for note in entry_notes(values)]
-    return Source(path=shown, format="bibtex", sha256=digest, entries=entries, is_listing=False,
+    return Source(path=shown, format="bibtex", sha256=digest, entries=entries, is_listing=True,
                   notes=notes)
 
 

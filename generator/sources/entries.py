@@ -39,9 +39,11 @@ class Source:
     format: str
     sha256: str
     entries: list[RawEntry]
-    is_listing: bool
-    date: str | None = None
+    is_listing: bool  # a list of papers; False: one paper (its saved page, its JSON)
+    date: str | None = None  # the listing's date as it shows it ("Mar 14"), or YYYY-MM-DD
     notes: list[str] = field(default_factory=list)  # what was read differently from how it was written
+    url: str | None = None  # the source's own address, where it says it
+    title: str | None = None  # the source's own title (an Atom feed's), plain text
 
     @property
     def origin(self) -> str:

@@ -61,6 +61,7 @@ class Page:
     is_listing: bool
     items: list[Any] = field(default_factory=list)  # API-shaped dicts or (title, abstract, arxiv)
     date: str | None = None
+    url: str | None = None  # the page's canonical address
 
 
 def parse_hf_html(text: str, path: str) -> Page:
@@ -84,10 +85,11 @@ def parse_hf_html(text: str, path: str) -> Page:
     if listing is not None:
         items = listing.get("dailyPapers") or listing.get("searchResults") or []
         if isinstance(items, list) and items:
-            return Page(is_listing=True, items=items, date=_str(listing.get("dateString")))
+            return Page(is_listing=True, items=items, date=_str(listing.get("dateString")),
+                        url=reader.canonical)
     paper = _props(reader.props.get("PaperContent"), "PaperContent", path)
     if paper is not None and isinstance(paper.get("paper"), dict):
-        return Page(is_listing=False, items=[paper["paper"]])
+        return Page(is_listing=False, items=[paper["paper"]], url=reader.canonical)
 
     cards = [c for c in reader.cards if c.title is not None]
     if cards:
@@ -98,13 +100,13 @@ def parse_hf_html(text: str, path: str) -> Page:
                                   entry=f"#{position} {card.title!r}", field="abstract")
         date = _DAY.search(reader.canonical) if reader.canonical else None
         return Page(is_listing=True, items=[(c.title, c.abstract, c.arxiv) for c in cards],
-                    date=date.group(1) if date else None)
+                    date=date.group(1) if date else None, url=reader.canonical)
     if reader.h1 is not None:
         abstract = " ".join(p for p in reader.abstract if p)
         if not abstract:
             raise SourceError(path, "is missing: no paragraph under an 'Abstract' heading",
                               entry=f"#1 {reader.h1!r}", field="abstract")
-        return Page(is_listing=False, items=[(reader.h1, abstract, reader.arxiv())])
+        return Page(is_listing=False, items=[(reader.h1, abstract, reader.arxiv())], url=reader.canonical)
     raise SourceError(path, "an HTML page, but not a Hugging Face paper or listing page "
                             "(no paper cards, no title)")
 

@@ -28,7 +28,8 @@ from ..corpus.taxonomy import Taxonomy
 from ..corpus.writes import write_files
 from .dedupe import Index
 from .entries import RawEntry, Source
-from .readers import FORMATS, read_source
+from .listings import listing_day, listing_name, month_of
+from .readers import read_source
 from .scope import GATED_FORMATS, LeftOut
 
 
@@ -78,7 +79,7 @@ def new_paper(raw: RawEntry, taxonomy: Taxonomy, taken: Container[str], today: s
     suggestion = suggest(taxonomy, raw.title, raw.abstract)
     paper = _unclassified(raw, taken, today)
     paper.topics, paper.tags = suggestion.topic_ids, suggestion.tag_ids
-    paper.confidence = suggestion.confidence
+    paper.confidence, paper.doubt = suggestion.confidence, suggestion.doubt
     return paper, suggestion
 
 
@@ -125,7 +126,7 @@ class Importer:
     def run(self, sources: list[Source], name: str | None = None,
             progress: Callable[[int, int], None] | None = None,
             classifying: Callable[[int, int], None] | None = None) -> Report:
-        if name and sum(s.is_listing for s in sources) > 1:
+        if name and len(sources) > 1:
             raise SurveyError("--name names one listing: import listings one at a time to name them")
         total = sum(len(s.entries) for s in sources)
         done = 0
@@ -136,7 +137,7 @@ class Importer:
         for source in sources:
             self.report.read += len(source.entries)
             self.report.notes += source.notes
-            if source.is_listing and source.sha256 in known:
+            if source.sha256 in known:
                 taken = [raw for raw in source.entries if _key(raw) in self.take]
                 if taken:  # entries taken in from a feed imported before: add them to its listing
                     extra = [self._place(raw, source) for raw in taken]
@@ -152,9 +153,10 @@ class Importer:
                 done += 1
                 if progress:
                     progress(done, total)
-            if source.is_listing:  # its entries once every source is placed
-                listings.append((self._listing(source, [], name), source))
-                known[source.sha256] = listings[-1][0].slug
+            # Every source is a listing, the record of where its papers came from; its entries
+            # are set once every source is placed.
+            listings.append((self._listing(source, placed, name), source))
+            known[source.sha256] = listings[-1][0].slug
             gated.append((source, out))
         # An entry the gate would leave out that is the same paper as one placed (in the corpus,
         # or kept from any feed of this import) is merged into it whatever its score; the others
@@ -236,7 +238,7 @@ class Importer:
         for paper in added:
             brief = self._briefs.get(paper.slug) or computed[paper.slug]
             paper.topics, paper.tags = list(brief.topic_ids), list(brief.tag_ids)
-            paper.confidence = brief.confidence
+            paper.confidence, paper.doubt = brief.confidence, brief.doubt
             if brief.uncertain:
                 review.append(review_line(paper.file, paper.topics, brief.uncertain))
         self.report.uncertain = review
@@ -313,13 +315,27 @@ class Importer:
         return Entry(paper=slug, title=raw.title,
                      abstract=None if raw.abstract in ("", paper.abstract) else raw.abstract)
 
-    def _listing(self, source: Source, entries: list[Entry], name: str | None) -> Listing:
-        label = FORMATS[source.format].split(" (")[0]
-        name = name or (f"{label}, {source.date}" if source.date else f"{label}: {Path(source.path).stem}")
+    def _listing(self, source: Source, placed: dict[int, Entry | None], name: str | None) -> Listing:
+        """The listing of a source whose entries are placed: its date with the year (from its
+        papers' months where the source shows none), and a name a reader knows it by."""
+        months = []
+        for raw in source.entries:
+            entry = placed.get(id(raw))
+            paper = self.papers[entry.paper] if entry is not None else None
+            month = month_of(raw.date, raw.arxiv) or (month_of(paper.date, paper.arxiv) if paper else None)
+            if month is not None:
+                months.append(month)
+        shown = source.date
+        if source.format == "hf-json":  # a day's papers: the day they share (a dump of many has none)
+            days = {raw.date for raw in source.entries}
+            shown = days.pop() if len(days) == 1 else None
+        day = listing_day(shown, months, self.today)
+        name = name or listing_name(source, day, self.today)
         taken = set(self.corpus.listings) | set(self.new_listings)
         listing = Listing(
-            slug=slugify(name, taken), name=name, entries=entries, source=source.format,
-            origin=source.origin, sha256=source.sha256, date=source.date,
+            slug=slugify(name, taken), name=name, entries=[], source=source.format,
+            origin=source.origin, sha256=source.sha256, date=day, imported=self.today, url=source.url,
+            description=source.title,
         )
         self.new_listings[listing.slug] = listing
         return listing

@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import CorpusError, SourceError, each_problem
-from ..core.text import shorten, squash
-from ..corpus.fields import strip_version
-from ..corpus.model import Paper
+from ..core.text import bad_character, has_markup, shorten, squash
+from ..corpus.fields import URL_RE, strip_version
+from ..corpus.model import MAX_DESCRIPTION, MAX_URL, Paper
 from .entries import RawEntry, Source
 from .hf_json import hf_item_entry, iso_date, read_hf_json
 from .intake import check_markup_tags, read_bytes, unpacked
@@ -256,7 +256,26 @@ def _atom(text: str, path: str, digest: str) -> Source:
             authors=[squash(a.findtext(f"{ATOM}name") or "") for a in node.findall(f"{ATOM}author")],
             date=iso_date(node.findtext(f"{ATOM}published")),
         ))
-    return Source(path=path, format="arxiv-atom", sha256=digest, entries=entries, is_listing=False)
+    self_link = next((link.get("href") for link in root.findall(f"{ATOM}link")
+                      if link.get("rel") == "self"), None)
+    return Source(path=path, format="arxiv-atom", sha256=digest, entries=entries, is_listing=True,
+                  url=source_url(self_link), title=source_title(root.findtext(f"{ATOM}title")))
+
+
+def source_url(url: str | None) -> str | None:
+    """A source's own address as the listing records it, when it is one http(s) URL."""
+    url = (url or "").strip()
+    return url if URL_RE.match(url) and len(url) <= MAX_URL and not bad_character(url) else None
+
+
+def source_title(title: str | None) -> str | None:
+    """A source's own title as the listing's description, when it is plain text."""
+    title = squash(title or "")
+    if not title or len(title) > MAX_DESCRIPTION or has_markup(title) or bad_character(title):
+        return None
+    if title.startswith("ArXiv Query:"):  # the API's echo of the query, which the URL holds
+        return None
+    return title
 
 
 def _bibtex() -> Any:
@@ -280,4 +299,4 @@ def _hf_html(text: str, path: str, digest: str) -> Source:
             entries.append(RawEntry(title=squash(title), abstract=squash(abstract), position=position,
                                     arxiv=arxiv))
     return Source(path=path, format="hf-html", sha256=digest, entries=entries,
-                  is_listing=page.is_listing, date=page.date)
+                  is_listing=page.is_listing, date=page.date, url=source_url(page.url))

@@ -1,0 +1,84 @@
+"""Why the model suggests a topic for a paper, in the paper's own words: what `survey review`
+shows a curator under each topic ("words that point to Serving: kv cache, throughput").
+
+`survey explain` lists the model's features (`serving rule 'speed in the title'`, `tag rules
+of 'kv-cache'`, `word 'cache' [abstract]`) with their weights: right for tuning the model, not
+for deciding a paper. Here every feature that moved a topic's confidence becomes the words of the
+paper it stands for (a rule's matches, a tag's, the word itself), summed over the features that
+name the same word, so a curator reads which words of the title and abstract pushed the topic up
+and which pulled it down. A rule of another topic that a topic's model weighs is shown by the
+words it matched under the topic it moved, never under the topic it was written for.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..corpus.taxonomy import Taxonomy
+from .model import TopicVerdict
+from .rules import Scan, Verdict, evaluate
+from .suggest import suggest
+
+# A word whose summed effect on a topic's log-odds is smaller moves its confidence by under 2.5
+# points at even odds: not worth a curator's look.
+WORTH = 0.1
+
+
+@dataclass(frozen=True)
+class Why:
+    """A topic as the model sees one paper: its confidence (None from the rules alone), whether
+    it suggests it, and the paper's words for and against it, strongest first."""
+
+    id: str
+    name: str
+    confidence: float | None
+    suggested: bool
+    toward: tuple[str, ...]
+    against: tuple[str, ...]
+
+
+def why(taxonomy: Taxonomy, title: str, abstract: str) -> list[Why]:
+    """Each topic of the taxonomy, in its order (a topic the model has no weights for is left out)."""
+    suggestion = suggest(taxonomy, title, abstract)
+    scan = Scan(title, abstract)
+    found: dict[str, tuple[str, ...]] = {}  # feature -> the words it stands for
+    for topic in taxonomy.topics:
+        hits = evaluate(topic.rules, title, abstract, scan)
+        for hit in hits:
+            found[f"rule:{topic.id}:{hit.rule.name}"] = hit.found
+        found[f"score:{topic.id}"] = tuple(w for hit in hits if hit.points > 0 for w in hit.found)
+    for tag in suggestion.tags:
+        found[f"tag:{tag.id}"] = tuple(w for hit in tag.hits for w in hit.found)
+    out = []
+    for v in suggestion.topics:
+        if isinstance(v, TopicVerdict):
+            effects = [(_words_of(f, found), e) for f, e in v.contributions]
+            out.append(Why(v.id, v.name, v.confidence, v.chosen, *_words(effects)))
+        else:
+            out.append(_from_rules(v))
+    return out
+
+
+def _words_of(feature: str, found: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
+    kind, _, rest = feature.partition(":")
+    return (rest,) if kind in ("title", "abstract") else found.get(feature, ())
+
+
+def _from_rules(v: Verdict) -> Why:
+    effects = [(hit.found, float(hit.points)) for hit in v.hits]
+    return Why(v.id, v.name, None, v.chosen, *_words(effects))
+
+
+def _words(effects: list[tuple[tuple[str, ...], float]]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The words for and against, by their summed effect (a word two features name counts
+    both); the same word in another case is one word."""
+    total: dict[str, float] = {}
+    shown: dict[str, str] = {}
+    for words, effect in effects:
+        for word in dict.fromkeys(w.casefold() for w in words):
+            total[word] = total.get(word, 0.0) + effect
+        for w in words:  # a capital that only starts a word of the title is no acronym
+            shown.setdefault(w.casefold(), w.lower() if w[:1].isupper() and w[1:].islower() else w)
+    ranked = sorted(total, key=lambda w: (-abs(total[w]), w))
+    return (tuple(shown[w] for w in ranked if total[w] >= WORTH),
+            tuple(shown[w] for w in ranked if total[w] <= -WORTH))

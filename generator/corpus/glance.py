@@ -1,0 +1,137 @@
+"""What the review queue needs of every paper, read in a fraction of a full load.
+
+`survey review` opens on the paper a person should decide first, and a curator opens it many
+times a day. It needs, of each paper, whether a person reviewed its topics and what the model
+said when it suggested them (`confidence`, stored by import and `survey classify --write`): the
+queue is ordered from what the files store, never by scoring every paper again. Building each
+paper's record (load_corpus) costs 0.45 ms a paper file, 4.5 s at 10,000; composing the YAML
+(libyaml's parser, no Python objects built from it) and reading a few top-level keys costs a
+tenth of that. A file this reading cannot make sense of is read in full, so that its problem is
+the one line `survey check` gives.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..core.errors import CorpusError, SurveyError
+from ..core.text import shown_path
+from ..core.yamlio import MAX_PAPER_BYTES, TextLoader, load_yaml, read_text
+from .journal import pending
+from .lock import CorpusLock
+from .model import Paper
+from .scores import DOUBT_RE, FRACTION_RE, MAX_DOUBT
+from .store import record_files
+
+
+@dataclass(frozen=True)
+class Glance:
+    """A paper as the queue sees it: its topics, the model's stored confidence in them, and
+    whether a person reviewed them."""
+
+    slug: str
+    title: str
+    topics: tuple[str, ...] = ()
+    confidence: dict[str, float] = field(default_factory=dict)
+    reviewed: bool = False
+    doubt: float | None = None  # the topics the model expects to be wrong, as import stored it
+
+
+def glance_papers(root: Path) -> list[Glance]:
+    """Every paper of the corpus, by slug. A file that is not a paper (`survey check` refuses
+    it) raises its first problem, naming the file."""
+    with CorpusLock(root, shared=True):
+        half_written = pending(root)
+        if half_written:
+            raise SurveyError(half_written)
+        paths, odd, _ = record_files(root / "papers")
+        if odd:
+            raise odd[0]
+        folder = shown_path(root / "papers")
+        return [_glance(path, f"{folder}/{path.name}") for path in paths]
+
+
+def _glance(path: Path, shown: str) -> Glance:
+    text = read_text(path, shown, MAX_PAPER_BYTES)
+    try:
+        node = yaml.compose(text, Loader=TextLoader)  # type: ignore[arg-type]
+    except (yaml.YAMLError, RecursionError):
+        node = None
+    found = _read(node) if isinstance(node, yaml.MappingNode) else None
+    if found is None or found.slug != path.stem:
+        paper = Paper.from_dict(load_yaml(text, shown), shown)  # its problem, as check words it
+        if paper.slug != path.stem:
+            raise SurveyError(f"{shown}: slug {paper.slug!r} does not match the file name")
+        return Glance(paper.slug, paper.title, tuple(paper.topics), dict(paper.confidence),
+                      paper.topics_reviewed, paper.doubt)
+    return found
+
+
+def _read(node: yaml.MappingNode) -> Glance | None:
+    """The glance from a paper file's top-level keys; None where a value is not of the shape a
+    paper file gives it."""
+    values: dict[str, Any] = {}
+    for key, value in node.value:
+        name = key.value if isinstance(key, yaml.ScalarNode) else None
+        if name in ("slug", "title"):
+            if not isinstance(value, yaml.ScalarNode):
+                return None
+            values[name] = value.value
+        elif name == "doubt":
+            if not isinstance(value, yaml.ScalarNode) or not DOUBT_RE.match(value.value) or float(
+                    value.value) > MAX_DOUBT:
+                return None
+            values[name] = float(value.value)
+        elif name in ("topics", "curated"):
+            if not isinstance(value, yaml.SequenceNode) or not all(
+                    isinstance(item, yaml.ScalarNode) for item in value.value):
+                return None
+            values[name] = tuple(item.value for item in value.value)
+        elif name == "confidence":
+            if not isinstance(value, yaml.MappingNode):
+                return None
+            pairs = [(k.value, v.value) for k, v in value.value
+                     if isinstance(k, yaml.ScalarNode) and isinstance(v, yaml.ScalarNode)]
+            if len(pairs) != len(value.value) or not all(
+                    FRACTION_RE.match(v) and float(v) <= 1 for _, v in pairs):
+                return None
+            values[name] = {k: float(v) for k, v in pairs}
+    if not isinstance(values.get("slug"), str) or not isinstance(values.get("title"), str):
+        return None
+    return Glance(values["slug"], values["title"], values.get("topics", ()), values.get("confidence", {}),
+                  "topics" in values.get("curated", ()), values.get("doubt"))
+
+
+def glance_listings(root: Path) -> dict[str, list[tuple[str, int]]]:
+    """For each paper slug, the name of each listing holding it and its place there (1-based),
+    listings by file name: what `Corpus.listings_of` gives, without building the listings. A
+    listing file this reading cannot make sense of is left out (`survey check` names it)."""
+    out: dict[str, list[tuple[str, int]]] = {}
+    with CorpusLock(root, shared=True):
+        paths, _, _ = record_files(root / "listings")
+        folder = shown_path(root / "listings")
+        for path in paths:
+            try:
+                listing = _mapping(yaml.compose(read_text(path, f"{folder}/{path.name}"),
+                                                Loader=TextLoader))  # type: ignore[arg-type]
+            except (CorpusError, yaml.YAMLError, RecursionError):
+                continue
+            name, entries = listing.get("name"), listing.get("entries")
+            if not isinstance(name, yaml.ScalarNode) or not isinstance(entries, yaml.SequenceNode):
+                continue
+            for pos, entry in enumerate(entries.value, 1):
+                paper = _mapping(entry).get("paper")
+                if isinstance(paper, yaml.ScalarNode):
+                    out.setdefault(paper.value, []).append((name.value, pos))
+    return out
+
+
+def _mapping(node: yaml.Node | None) -> dict[str, yaml.Node]:
+    """A mapping node's values by their text keys ({} for any other node)."""
+    if not isinstance(node, yaml.MappingNode):
+        return {}
+    return {k.value: v for k, v in node.value if isinstance(k, yaml.ScalarNode)}

@@ -1,0 +1,281 @@
+"""`survey review`'s terminal (issue 35 item 3, issue 37 item 1): a screen that fits 80x24, single
+keys to accept, mark topics, reject, skip, undo, read more, open, get help and quit; each
+decision written at once, each undone byte for byte.
+
+Sittings run in process on conftest.review_corpus (two reviewed papers, six waiting) with keys
+and a size the test gives; the terminal itself through a pty, once in UTF-8 and once in ASCII.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import (
+    HOSTILE_SLUG,
+    HOSTILE_TITLE,
+    REVIEWED,
+    ROOT,
+    review_corpus,
+    small_corpus,
+    snapshot,
+    survey,
+)
+
+from generator.cli.review import Sitting
+from generator.cli.screen import Done
+from generator.cli.terminal import Terminal, cells
+from generator.core.output import Escaped
+from generator.core.text import printable
+
+ESCAPE = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    return review_corpus(tmp_path)
+
+
+def paper(corpus: Path, slug: str) -> dict:  # type: ignore[type-arg]
+    return yaml.safe_load((corpus / "papers" / f"{slug}.yaml").read_text(encoding="utf-8"))
+
+
+class Keys:
+    """Key presses for a sitting, and every screen it showed."""
+
+    def __init__(self, keys: list[str] | str, size: tuple[int, int] = (80, 24)) -> None:
+        self.keys = list(keys)
+        self.out = io.StringIO()
+        self.opened: list[str] = []
+        self.size = size
+
+    def terminal(self) -> Terminal:
+        def key() -> str:
+            assert self.keys, "the sitting asked for more keys than the test gave"
+            return self.keys.pop(0)
+
+        def opened(url: str) -> bool:
+            self.opened.append(url)
+            return True
+        return Terminal(key, Escaped(self.out), lambda: self.size, opened)  # type: ignore[arg-type]
+
+    def screens(self) -> list[list[str]]:
+        """Each screen as its lines, without the session's own controls (clear, bold)."""
+        return [ESCAPE.sub("", s).split("\n") for s in self.out.getvalue().split("\x1b[H\x1b[2J")[1:]]
+
+
+def sit(corpus: Path, keys: Keys, *slugs: str) -> tuple[list[str], Done]:
+    sitting = Sitting(corpus, slugs)
+    return sitting.slugs, sitting.session(keys.terminal()).run()
+
+
+def test_single_keys_mark_accept_skip_open_and_quit(corpus: Path) -> None:
+    keys = Keys("x2" + "a" + "s" + "o4" + "a" + "q")
+    slugs, done = sit(corpus, keys)
+    first, second, third = slugs[:3]
+    # the first paper, marked: quantization added to what the model suggested, then accepted
+    assert paper(corpus, first)["topics"] == ["parallelism", "quantization", "serving"]
+    assert "topics" in paper(corpus, first)["curated"] and "confidence" not in paper(corpus, first)
+    assert "topics" not in paper(corpus, second).get("curated", [])  # skipped: unchanged
+    assert third == "analyzing-modern-nvidia-gpu-cores"  # no link: the arXiv search for its title
+    link = "https://arxiv.org/search/?searchtype=title&query=Analyzing+Modern+NVIDIA+GPU+cores"
+    assert keys.opened == [link]
+    assert paper(corpus, third)["topics"] == []  # kernels, its one topic, unmarked (key 4)
+    assert (done.decided, done.rejected, done.skipped, done.left) == (2, 0, 1, len(slugs) - 2)
+    shown = "\n".join("\n".join(s) for s in keys.screens())
+    assert "not a key of review ('x'); ? shows the keys" in shown
+    opened = next(s for s in keys.screens() if any(line.startswith("opened ") for line in s))
+    start = next(n for n, line in enumerate(opened) if line.startswith("opened "))
+    assert "".join(opened[start:]) == f"opened {link}"  # whole, over two lines, to copy by hand
+    screens = keys.screens()
+    assert screens[0][0] == "survey review: paper 1 of 6 · 2 of 8 papers reviewed by a person"
+    assert screens[0][1] == "Accelerating Feedforward Computation via Parallel Nonlinear Equation Solving"
+    assert screens[0][2] == "no authors given"
+    assert any(re.fullmatch(r" 1 \[x\] Parallelism   suggested \(0\.98\)", line) for line in screens[0])
+    assert any(re.fullmatch(r"       words that point to Parallelism: .*", line) for line in screens[0])
+    assert " 2 [ ] Quantization  not suggested (0.01)" in screens[0]
+    assert " 2 [x] Quantization  not suggested (0.01)" in screens[2]  # after x, then the key 2
+    # the next paper's screen says what was done, and that u undoes it; the header counts it
+    assert screens[3][0] == "survey review: paper 2 of 6 · 3 of 8 papers reviewed by a person"
+    assert any(line.startswith("decided (u undoes it): Accelerating Feedforward") for line in screens[3])
+
+
+def test_every_screen_fits_the_terminal_and_keeps_header_title_authors_and_topics(
+        tmp_path: Path) -> None:
+    """On the small corpus's papers (abstracts of up to 2,000 characters, titles of two lines,
+    hostile text), at 80x24 and at 60x16 (below the smallest a curator is expected to use):
+    every line within the width, the screen within the height, and the header, the title, the
+    authors line and each topic with its key on every screen."""
+    corpus = small_corpus(tmp_path / "c")
+    sitting = Sitting(corpus)
+    slugs = list(sitting.glances)
+    for size in ((80, 24), (60, 16), (120, 40)):
+        keys = Keys("s" * len(slugs), size)
+        Sitting(corpus, slugs).session(keys.terminal()).run()
+        screens = keys.screens()[:-1]
+        assert len(screens) == len(slugs)
+        for slug, lines in zip(slugs, screens, strict=True):
+            title = sitting.book.paper(slug).title
+            assert len(lines) <= size[1], (size, slug, len(lines))
+            assert all(cells(line) < size[0] for line in lines), (size, slug)
+            assert lines[0].startswith("survey review: paper ")
+            assert lines[1].split()[0] in printable(title)
+            assert any(line.startswith(("by ", "no authors given")) for line in lines[2:5])
+            for n, name in enumerate(("Parallelism", "Quantization", "Serving", "Kernels"), 1):
+                assert any(line.startswith(f" {n} [") and name in line for line in lines), (size, slug, n)
+            assert any(line.startswith("a accept  r reject") for line in lines)
+        if size == (120, 40):  # a larger terminal shows more of each abstract
+            assert any(line.startswith("tags: ") for s in screens for line in s)
+
+
+def test_a_long_abstract_is_cut_to_the_space_left_and_m_shows_all_of_it(corpus: Path) -> None:
+    slug = "accelerating-feedforward-computation-via-parallel-nonlinear"
+    abstract = paper(corpus, slug)["abstract"]
+    keys = Keys("m" + "x" + "q")
+    sit(corpus, keys, slug)
+    first, whole = keys.screens()[:2]
+    marker = next(line for line in first if line.startswith("… m: all of the abstract ("))
+    assert re.fullmatch(r"… m: all of the abstract \(\d+ more lines?\)", marker)
+    words = " ".join(whole[2:-1]).split()
+    assert words == abstract.split()  # all of it, every word, in order
+    assert whole[-1] == "any key: back to the paper"
+
+
+def test_help_lists_every_key(corpus: Path) -> None:
+    keys = Keys("?" + "x" + "q")
+    sit(corpus, keys)
+    shown = keys.screens()[1]
+    for key in ("a ", "1-4", "r ", "s ", "u ", "m ", "o ", "? ", "q "):
+        assert any(line.startswith(f"  {key}") for line in shown), key
+
+
+def test_undo_takes_back_the_last_decisions_byte_for_byte(corpus: Path) -> None:
+    before = snapshot(corpus)
+    keys = Keys("a" + "2a" + "u" + "u" + "q")
+    _, done = sit(corpus, keys)
+    assert snapshot(corpus) == before
+    assert done.decided == 0
+    screens = keys.screens()
+    assert screens[4][0].startswith("survey review: paper 2 of 6 · 3 of 8")  # back at the second
+    assert screens[4][-1] == "undone: your decision of this paper"
+    assert screens[5][0].startswith("survey review: paper 1 of 6 · 2 of 8")  # and at the first
+    nothing = Keys("u" + "q")
+    sit(corpus, nothing)
+    assert nothing.screens()[1][-1] == "nothing to undo: no decision yet in this sitting"
+
+
+def test_reject_asks_a_reason_removes_the_paper_and_undo_brings_it_back(tmp_path: Path) -> None:
+    corpus = small_corpus(tmp_path / "c")
+    slug = next(s for s, where in sorted(Sitting(corpus).book.corpus().listings_of().items())
+                if len(where) > 1)
+    keys = Keys(["r", "o", "f", "f", "x", "\x7f", " topic", "\r", "q"])
+    _, done = sit(corpus, keys, slug)
+    assert done.rejected == 1
+    assert not (corpus / "papers" / f"{slug}.yaml").exists()
+    entry = yaml.safe_load((corpus / "rejected.yaml").read_text(encoding="utf-8"))
+    assert [(e["slug"], e["reason"]) for e in entry] == [(slug, "off topic")]
+    assert all(slug not in (corpus / "listings" / name).read_text(encoding="utf-8")
+               for name in os.listdir(corpus / "listings"))
+    assert survey("check", "--corpus", str(corpus)).returncode == 0
+    prompt = keys.screens()[1][-1]
+    assert prompt == "Reject it? A reason (Enter rejects, Esc keeps it): "
+
+
+
+def test_a_rejection_undone_or_cancelled_leaves_every_file_as_it_was(tmp_path: Path) -> None:
+    corpus = small_corpus(tmp_path / "c")
+    slug = next(s for s, where in sorted(Sitting(corpus).book.corpus().listings_of().items())
+                if len(where) > 1)
+    before = snapshot(corpus)
+    undone = Keys(["r", "\r", "u", "q"])  # u on the screen that ends the sitting
+    _, done = sit(corpus, undone, slug)
+    assert snapshot(corpus) == before and done.rejected == 0  # its listings too; no rejected.yaml
+    assert undone.screens()[2][0] == "survey review: that was the last paper of this sitting"
+    assert undone.screens()[3][-1] == "undone: your rejection of this paper"
+    kept = Keys(["r", "x", "\x1b", "q"])
+    sit(corpus, kept, slug)
+    assert snapshot(corpus) == before
+    assert kept.screens()[-2][-1] == "not rejected"
+
+
+def test_a_rejected_papers_slug_is_not_reviewed_and_says_how_to_bring_it_back(tmp_path: Path) -> None:
+    corpus = small_corpus(tmp_path / "c")
+    slug = sorted(os.listdir(corpus / "papers"))[0][:-5]
+    sit(corpus, Keys(["r", "\r", "q"]), slug)
+    result = survey("review", slug, "--corpus", str(corpus))
+    assert result.returncode == 1
+    assert result.stderr.startswith(f"survey review: {slug}: rejected on ")
+    assert "brings it back" in result.stderr
+    other = sorted(os.listdir(corpus / "papers"))[0][:-5]
+    wrong = survey("review", other[:-2], "--list", "--corpus", str(corpus))
+    assert wrong.stderr == (f"survey review: {other[:-2]}: no paper with this slug in the corpus; "
+                            f"did you mean {other}?\n")
+
+
+def test_review_slug_decides_that_paper_now_even_a_reviewed_one(corpus: Path) -> None:
+    keys = Keys("3a" + "x")  # x: any key but u ends the sitting after its last paper
+    slugs, done = sit(corpus, keys, REVIEWED[0])
+    assert slugs == [REVIEWED[0]] and done.decided == 1
+    assert "serving" in paper(corpus, REVIEWED[0])["topics"]
+
+
+def test_corpus_text_reaches_the_terminal_as_written(corpus: Path) -> None:
+    """A bidi control cannot be in a title (survey check); what can be is shown as it is."""
+    keys = Keys("q")
+    sit(corpus, keys, HOSTILE_SLUG)
+    shown = keys.out.getvalue()
+    assert HOSTILE_TITLE in shown
+    # the escapes are the session's own (clearing the screen, the title in bold), none from the corpus
+    assert set(ESCAPE.findall(shown)) == {"\x1b[H", "\x1b[2J", "\x1b[1m", "\x1b[0m"}
+
+
+def _until(master: int, text: str, seen: str, timeout: float = 60) -> str:
+    end = time.monotonic() + timeout
+    while text not in seen:
+        left = end - time.monotonic()
+        assert left > 0, f"waited {timeout} s for {text!r}; the terminal showed:\n{seen[-2000:]}"
+        ready, _, _ = select.select([master], [], [], left)
+        if ready:
+            seen += os.read(master, 65536).decode("utf-8", "replace")
+    return seen
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "ascii"])
+def test_review_on_a_real_terminal_decides_with_single_keys(corpus: Path, encoding: str) -> None:
+    """Through a pty: no Enter, no echo, the terminal as it was afterwards; a terminal that
+    cannot show a character gets its escape, not a traceback."""
+    import termios
+
+    first = Sitting(corpus).slugs[0]
+    master, slave = os.openpty()
+    before = termios.tcgetattr(slave)
+    process = subprocess.Popen([sys.executable, "-m", "generator", "review", "--corpus", str(corpus)],
+                               stdin=slave, stdout=slave, stderr=slave, cwd=ROOT, env={
+                                   **os.environ, "COLUMNS": "80", "LINES": "24",
+                                   "PYTHONIOENCODING": encoding})
+    seen = ""
+    try:
+        seen = _until(master, "survey review: paper 1 of 6", seen)
+        os.write(master, b"a")
+        seen = _until(master, "survey review: paper 2 of 6", seen)
+        os.write(master, b"q")
+        seen = _until(master, "left in the queue", seen)
+        assert process.wait(timeout=60) == 0
+        assert termios.tcgetattr(slave) == before  # echo and line editing back on
+    finally:
+        process.kill()
+        os.close(slave)
+        os.close(master)
+    assert "survey review: 1 decided, 0 rejected, 0 skipped" in seen
+    assert "topics" in paper(corpus, first)["curated"]
+    assert "Traceback" not in seen
+    if encoding == "ascii":
+        assert "·" not in seen and " - 2 of 8 papers reviewed" in seen
