@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import atexit
 import contextlib
 import http.server
 import io
@@ -8,10 +7,9 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 import traceback
-from collections.abc import Callable, Container, Iterator
+from collections.abc import Callable, Container, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -167,14 +165,7 @@ def unfill(corpus: Path, source: str, slugs: Container[str] | None = None) -> No
             path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
 
 
-def new_corpus(tmp: Path) -> Path:
-    corpus = tmp / "corpus"
-    corpus.mkdir(parents=True)
-    shutil.copy(ROOT / "corpus" / "taxonomy.yaml", corpus / "taxonomy.yaml")
-    return corpus
-
-
-# A corpus of a few real papers (issue 29): two whose topics a person reviewed (curated), the
+# The papers of the "review" corpus (issue 29): two whose topics a person reviewed (curated), the
 # others with the topics and confidence the model suggests, as an import writes them, one of
 # them with no topic, and one hostile paper of the model's.
 REVIEWED = ["2bp-2-stage-backpropagation", "8-bit-optimizers-via-block-wise-quantization"]
@@ -186,99 +177,83 @@ HOSTILE_SLUG = "hostile-quantization"
 HOSTILE_TITLE = "Quantization <b>*trick*</b> {{ x }} &amp; | 4-bit"
 HOSTILE_ABSTRACT = ("We quantize weights to 4-bit integers with <script>alert(1)</script> and "
                     "[a link](javascript:alert(1)); low-bit inference at 2x the speed.")
+SMALL_SLUGS_MUST = ("rewrite-the-stars",)
 
 
-def review_corpus(tmp: Path) -> Path:
+def make_corpus(to: Path, variant: str = "small", papers: Sequence[str] = ()) -> Path:
+    """A corpus folder made at `to` (returned), one of these variants:
+
+    - "empty": the committed taxonomy alone, what an import starts from;
+    - "small": a 25-odd-paper copy of the committed corpus, for the tests that look at a page or
+      two: the first papers of each listing, papers in several listings (cross-links), three
+      papers of each topic, tagged and dated ones, and SMALL_SLUGS_MUST; each listing keeps only
+      its entries for those papers, in their order; the corpus's own taxonomy and model (a
+      whole seed build takes about 10 s, this one a few);
+    - "papers": the committed corpus's `papers` (slugs) alone, with its taxonomy and model;
+    - "review": REVIEWED and SUGGESTED papers as a person and the model left them, and
+      HOSTILE_SLUG, with a pinned model (its tests check the confidences it gives);
+    - "seeded": the four seed listings of tests/data/seeds imported into "empty" (seconds: the
+      session's shared copy is the `seeded_corpus` fixture).
+    """
     from generator.classify.suggest import suggest
     from generator.corpus.model import Paper
-    from generator.corpus.store import load_corpus, paper_text
+    from generator.corpus.store import listing_text, load_corpus, paper_text
 
-    corpus = new_corpus(tmp)
-    # A pinned model: the tests of this corpus check the confidences it gives, which a retrained
-    # corpus model would change.
-    shutil.copy(FIXTURES / "topic_model_82c6543.yaml", corpus / "topic_model.yaml")
-    (corpus / "papers").mkdir()
+    to.mkdir(parents=True)
+    shutil.copy(ROOT / "corpus" / "taxonomy.yaml", to / "taxonomy.yaml")
+    if variant in ("empty", "seeded"):
+        for seed in SEEDS if variant == "seeded" else ():
+            result = survey("import", str(seed), "--name", SEED_NAMES[seed.name], "--corpus", str(to))
+            assert result.returncode == 0, result.stderr
+        return to
     real = load_corpus(ROOT / "corpus")
-    taxonomy = load_corpus(corpus).taxonomy
-    hostile = Paper(slug=HOSTILE_SLUG, title=HOSTILE_TITLE, abstract=HOSTILE_ABSTRACT, date="2025-01-02")
-    for paper in [*(real.papers[s] for s in REVIEWED + SUGGESTED), hostile]:
-        if paper.slug not in REVIEWED:
-            s = suggest(taxonomy, paper.title, paper.abstract)
-            paper.topics, paper.confidence = s.topic_ids, s.confidence
-            paper.curated = [c for c in paper.curated if c != "topics"]
-        (corpus / paper.file).write_text(paper_text(paper), encoding="utf-8")
-    return corpus
+    (to / "papers").mkdir()
+    if variant == "review":
+        shutil.copy(FIXTURES / "topic_model_82c6543.yaml", to / "topic_model.yaml")
+        taxonomy = load_corpus(to).taxonomy
+        hostile = Paper(slug=HOSTILE_SLUG, title=HOSTILE_TITLE, abstract=HOSTILE_ABSTRACT, date="2025-01-02")
+        for paper in [*(real.papers[s] for s in REVIEWED + SUGGESTED), hostile]:
+            if paper.slug not in REVIEWED:
+                s = suggest(taxonomy, paper.title, paper.abstract)
+                paper.topics, paper.confidence = s.topic_ids, s.confidence
+                paper.curated = [c for c in paper.curated if c != "topics"]
+            (to / paper.file).write_text(paper_text(paper), encoding="utf-8")
+        return to
+    if variant == "papers":
+        keep = set(papers)
+    elif variant == "small":
+        everything = real.sorted_papers()
+        keep = set(SMALL_SLUGS_MUST)
+        keep |= set(sorted(slug for slug, where in real.listings_of().items() if len(where) > 1)[:4])
+        for topic in real.taxonomy.topic_ids:
+            keep |= {p.slug for p in [p for p in everything if topic in p.topics][:3]}
+        keep |= {p.slug for p in [p for p in everything if p.tags][:3]}
+        keep |= {p.slug for p in [p for p in everything if p.date and p.arxiv][:3]}
+        for listing in real.sorted_listings():
+            keep |= {e.paper for e in listing.entries[:3]}
+        (to / "listings").mkdir()
+        for listing in real.sorted_listings():
+            listing.entries = [e for e in listing.entries if e.paper in keep]
+            (to / listing.file).write_text(listing_text(listing), encoding="utf-8")
+    else:
+        raise ValueError(f"no corpus variant {variant!r}")
+    shutil.copy(ROOT / "corpus" / "topic_model.yaml", to / "topic_model.yaml")
+    for slug in sorted(keep):
+        (to / "papers" / f"{slug}.yaml").write_text(paper_text(real.papers[slug]), encoding="utf-8")
+    return to
 
 
 @pytest.fixture(scope="session")
 def review_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The site of review_corpus, built once with `mkdocs build --strict` in a temp dir."""
+    """The site of the "review" corpus, built once with `mkdocs build --strict` in a temp dir."""
     tmp = tmp_path_factory.mktemp("review")
-    return mkdocs_build(make_project(tmp, review_corpus(tmp)))
-
-
-def import_seeds(corpus: Path) -> None:
-    for seed in SEEDS:
-        result = survey("import", str(seed), "--name", SEED_NAMES[seed.name], "--corpus", str(corpus))
-        assert result.returncode == 0, result.stderr
+    return mkdocs_build(make_project(tmp, make_corpus(tmp / "corpus", "review")))
 
 
 @pytest.fixture(scope="session")
 def seeded_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    corpus = new_corpus(tmp_path_factory.mktemp("seeded"))
-    import_seeds(corpus)
-    return corpus
-
-
-SMALL_SLUGS_MUST = ("rewrite-the-stars",)
-
-
-def small_corpus(to: Path, slugs: list[str] | None = None) -> Path:
-    """A 25-odd-paper copy of the committed corpus, for the tests that look at a page or two:
-    the first papers of each listing, papers in several listings (cross-links), three papers of
-    each topic, tagged and dated ones, and the papers the tests name (SMALL_SLUGS_MUST); each
-    listing keeps only its entries for those papers, in their order. Its taxonomy and model are
-    the corpus's own. A whole seed build takes about 10 s; this one a few. With `slugs`: those
-    papers only, and no listing."""
-    from generator.corpus.store import listing_text, load_corpus, paper_text
-
-    corpus = load_corpus(ROOT / "corpus")
-    papers = corpus.sorted_papers()
-    if slugs is not None:
-        keep = set(slugs)
-    else:
-        keep = set(SMALL_SLUGS_MUST)
-        keep |= set(sorted(slug for slug, where in corpus.listings_of().items() if len(where) > 1)[:4])
-        for topic in corpus.taxonomy.topic_ids:
-            keep |= {p.slug for p in [p for p in papers if topic in p.topics][:3]}
-        keep |= {p.slug for p in [p for p in papers if p.tags][:3]}
-        keep |= {p.slug for p in [p for p in papers if p.date and p.arxiv][:3]}
-        for listing in corpus.sorted_listings():
-            keep |= {e.paper for e in listing.entries[:3]}
-    (to / "papers").mkdir(parents=True)
-    for name in ("taxonomy.yaml", "topic_model.yaml"):
-        shutil.copy(ROOT / "corpus" / name, to / name)
-    for slug in sorted(keep):
-        (to / "papers" / f"{slug}.yaml").write_text(paper_text(corpus.papers[slug]), encoding="utf-8")
-    if slugs is None:
-        (to / "listings").mkdir()
-        for listing in corpus.sorted_listings():
-            listing.entries = [e for e in listing.entries if e.paper in keep]
-            (to / listing.file).write_text(listing_text(listing), encoding="utf-8")
-    return to
-
-
-_SMALL: list[Path] = []
-
-
-def small_project(tmp: Path) -> Path:
-    """make_project() around the small corpus (built once a session): for the tests that build
-    a site to look at a page or two, where a build of the whole seed corpus took about 10 s."""
-    if not _SMALL:
-        folder = Path(tempfile.mkdtemp(prefix="survey-small-"))
-        atexit.register(shutil.rmtree, folder, ignore_errors=True)
-        _SMALL.append(small_corpus(folder / "corpus"))
-    return make_project(tmp, _SMALL[0])
+    """The "seeded" corpus, shared by the session: read it, or copy it to change it."""
+    return make_corpus(tmp_path_factory.mktemp("seeded") / "corpus", "seeded")
 
 
 def make_project(tmp: Path, corpus: Path | None = None) -> Path:

@@ -26,7 +26,6 @@ from test_browser import (
     CORPUS_PAPERS,
     DESKTOP,
     PHONE,
-    ZERO,
     chromium_path,
     h1_text,
     launch_chromium,
@@ -34,6 +33,8 @@ from test_browser import (
     serve,
 )
 
+# A paper with every part a paper page shows: authors, date, arXiv id, code, BibTeX, a link in its abstract.
+SHOWN = "papers/pipeoffload-improving-scalability-of-pipeline-parallelism-with/"
 SHOTS = {
     "paper-desktop.png": (DESKTOP, {}),
     "paper-phone.png": (PHONE, {"is_mobile": True, "has_touch": True}),
@@ -41,7 +42,7 @@ SHOTS = {
 REPOSITORY = "[data-md-component='source'], a.md-content__button"  # the repository link, the edit button
 
 
-def take(site: Path, out: Path, page: str = f"papers/{ZERO}/") -> list[Path]:
+def take(site: Path, out: Path, page: str = SHOWN) -> list[Path]:
     """Serve a built site and write each of SHOTS of one paper page into out."""
     title = {f"papers/{p.slug}/": p.title for p in CORPUS_PAPERS}[page]
     out.mkdir(parents=True, exist_ok=True)
@@ -65,7 +66,7 @@ def take(site: Path, out: Path, page: str = f"papers/{ZERO}/") -> list[Path]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "assets" / "screenshots")
-    parser.add_argument("--page", default=f"papers/{ZERO}/", help="a paper page's path below the site's base")
+    parser.add_argument("--page", default=SHOWN, help="a paper page's path below the site's base")
     parser.add_argument("--site", type=Path,
                         help="a site already built from this checkout, instead of a new build")
     args = parser.parse_args(argv)

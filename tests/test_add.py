@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
-from conftest import FIXTURES, ROOT, loopback, make_project, mkdocs_build, small_corpus, snapshot, survey
+from conftest import FIXTURES, ROOT, loopback, make_corpus, make_project, mkdocs_build, snapshot, survey
 
 from generator.corpus.store import load_corpus
 
@@ -150,7 +150,7 @@ def test_added_paper_is_on_the_built_site(corpus: Path, tmp_path: Path) -> None:
     result = survey("add", "--corpus", str(corpus), "--title", "Serving <LLMs> at $0 cost",
                     "--abstract", "We serve LLM requests with continuous batching and a paged KV cache.")
     assert result.returncode == 0, result.stderr
-    small = small_corpus(tmp_path / "small")  # the site of a few papers shows what it adds
+    small = make_corpus(tmp_path / "small")  # the site of a few papers shows what it adds
     shutil.copy(corpus / "papers" / "serving-llms-at-0-cost.yaml", small / "papers")
     site = mkdocs_build(make_project(tmp_path, small))
     page = BeautifulSoup((site / "papers" / "serving-llms-at-0-cost" / "index.html").read_text(),

@@ -15,11 +15,10 @@ from bs4 import BeautifulSoup
 from conftest import (
     FIXTURES,
     ROOT,
+    make_corpus,
     make_project,
     mkdocs_build,
-    new_corpus,
     real_bib_files,
-    small_corpus,
     snapshot,
     survey,
     unfill,
@@ -147,7 +146,7 @@ def test_import_of_the_real_bib_files(tmp_path: Path) -> None:
 
 
 def test_a_bibliography_in_every_shape_imports(tmp_path: Path) -> None:
-    corpus = new_corpus(tmp_path)
+    corpus = make_corpus(tmp_path / "corpus", "empty")
     result = survey("import", str(ODD), "--corpus", str(corpus), env=DAY)
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[0] == (
@@ -160,7 +159,8 @@ def test_a_bibliography_in_every_shape_imports(tmp_path: Path) -> None:
     papers = {p.title: p for p in load_corpus(corpus).papers.values()}
     kernels = papers["GPU Kernels for &-Free Sparse Attention: 2–4$\\times$ Faster"]
     assert kernels.authors == ["Jörg Müller", "Ayşe Koç", "Jan Łukasiewicz"]
-    assert (kernels.arxiv, kernels.date, kernels.links) == ("2403.01234", "2024-03", {})
+    # the repository its abstract names is its code link (issue 34)
+    assert (kernels.arxiv, kernels.date, kernels.links) == ("2403.01234", "2024-03", {"code": "https://github.com/x/y"})
     assert kernels.abstract == ("We write kernels in C# and $O(n^2)$ time; 50% less memory than "
                                 "FlashAttention \\cite{dao}. Code: https://github.com/x/y.")
     cafe = papers["Café – the Quantization Cookbook"]
@@ -176,7 +176,7 @@ def test_a_bibliography_in_every_shape_imports(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_bibtex_papers_build_a_strict_site(tmp_path: Path) -> None:
-    corpus = small_corpus(tmp_path / "corpus")
+    corpus = make_corpus(tmp_path / "corpus")
     assert survey("import", str(ODD), *map(str, real_bib_files()), "--corpus", str(corpus)).returncode == 0
     site = mkdocs_build(make_project(tmp_path, corpus))
     papers = {p.title: p for p in load_corpus(corpus).papers.values()}

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import ROOT, new_corpus
+from conftest import ROOT, make_corpus
 
 from generator.cli.main import main
 from generator.core.errors import SourceError
@@ -77,7 +77,7 @@ def test_an_over_long_field_skips_its_entry_not_the_file(title: str, why: str, t
                                                          capsys: pytest.CaptureFixture[str]) -> None:
     bib = tmp_path / "refs.bib"
     bib.write_text(GOOD + "@misc{long, title = {" + title + "}, abstract = {A}}\n", encoding="utf-8")
-    corpus = new_corpus(tmp_path)
+    corpus = make_corpus(tmp_path / "corpus", "empty")
     code, out, err = run(capsys, "import", str(bib), "--corpus", str(corpus))
     assert code == 0, err
     assert f"note: {bib}:6: entry long: field 'title': {why}; entry skipped" in out.splitlines()
@@ -118,7 +118,7 @@ def test_and_others_is_kept_as_et_al_and_shown(tmp_path: Path, capsys: pytest.Ca
     bib = tmp_path / "refs.bib"
     bib.write_text("@misc{m, title = {Many Hands}, abstract = {A.}, author = {Lee, Ann and others},\n"
                    "  year = 2024}\n")
-    corpus = new_corpus(tmp_path)
+    corpus = make_corpus(tmp_path / "corpus", "empty")
     assert run(capsys, "import", str(bib), "--corpus", str(corpus))[0] == 0
     paper = load_corpus(corpus).papers["many-hands"]
     assert (paper.authors, paper.et_al) == (["Ann Lee"], True)

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import new_corpus, survey
+from conftest import make_corpus, survey
 
 from generator.cli.main import main
 from generator.core.errors import CorpusError, SourceError, SurveyError
@@ -123,7 +123,7 @@ def test_memory_running_out_while_reading_is_one_line(tmp_path: Path, monkeypatc
     monkeypatch.setattr(readers, "unpacked", exhausted)
     source = tmp_path / "daily.json.gz"
     source.write_bytes(b"[]")
-    corpus = new_corpus(tmp_path)
+    corpus = make_corpus(tmp_path / "corpus", "empty")
     assert main(["import", str(source), "--corpus", str(corpus)]) == 1
     assert capsys.readouterr().err == (f"survey import: {source}: not enough memory to read it (reading a "
                                        f"source takes a few times its size); split it, or allow the "
@@ -283,7 +283,7 @@ def test_a_decisions_file_is_read_a_decision_at_a_time(name: str, row: str, tmp_
     from generator.classify.review import read_decisions
     from generator.corpus.store import load_corpus
 
-    corpus = load_corpus(new_corpus(tmp_path))
+    corpus = load_corpus(make_corpus(tmp_path / "corpus", "empty"))
     path = tmp_path / name
     path.write_text(("slug,topics\n" if name.endswith(".csv") else "") + row * (4 * MiB // len(row)))
     error, held = peak(lambda: read_decisions(path, corpus))
@@ -297,7 +297,7 @@ def test_a_paper_file_over_1_mib_is_refused_unread(tmp_path: Path) -> None:
     from generator.corpus.store import load_corpus
     from generator.corpus.writes import write_files
 
-    corpus = new_corpus(tmp_path)
+    corpus = make_corpus(tmp_path / "corpus", "empty")
     (corpus / "papers").mkdir()
     text = "slug: big\ntitle: T\nabstract: A\ntopics: []\ntags: []\nextra:\n" + "- a\n" * (MiB // 4)
     (corpus / "papers" / "big.yaml").write_text(text)

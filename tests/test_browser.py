@@ -30,7 +30,7 @@ from urllib.parse import quote, unquote, urlsplit
 
 import pytest
 import yaml
-from conftest import ROOT, mkdocs_build
+from conftest import ROOT, make_corpus, make_project, mkdocs_build
 
 from generator.corpus.store import load_corpus
 from generator.site.pagefind_data import _read as read_pagefind
@@ -400,7 +400,7 @@ def test_home_topic_paper_listing_tag_and_back(site_base: str, desktop: Tab) -> 
     mark_document(page)
 
     # home -> topic, by the link in the home page's topic table
-    page.locator("article table a", has_text=re.compile(r"^Parallelism$")).click()
+    page.locator("article li.survey-topic-entry > a", has_text=re.compile(r"^Parallelism$")).click()
     landed(tab, site_base, "topics/parallelism/", "Parallelism")
     assert still_same_document(page), "instant navigation did not take the click"
 
@@ -434,7 +434,7 @@ def test_home_topic_paper_listing_tag_and_back(site_base: str, desktop: Tab) -> 
     landed(tab, site_base, f"papers/{ZERO}/", ZERO_TITLE)
 
     # paper -> one of its tags, by the chip at the top of the page
-    chip = page.locator("article .md-tags a.md-tag").first
+    chip = page.locator("article .survey-chips a.md-tag:not(.survey-topic)").first
     tag_name = chip.inner_text().strip()
     tag_path, _ = target(site_base, chip)
     chip.click()
@@ -520,7 +520,7 @@ def test_instant_navigation_takes_the_pages_of_the_small_sitemap_and_loads_a_pap
     page.on("response", lambda r: sitemaps.append((r.url, r.body())) if "/sitemap" in r.url else None)
     goto(tab, site_base)
     mark_document(page)
-    page.locator("article table a", has_text=re.compile(r"^Parallelism$")).click()
+    page.locator("article li.survey-topic-entry > a", has_text=re.compile(r"^Parallelism$")).click()
     landed(tab, site_base, "topics/parallelism/", "Parallelism")
     assert still_same_document(page)
     paper = page.locator("article li > a[href*='/papers/']").first
@@ -530,7 +530,7 @@ def test_instant_navigation_takes_the_pages_of_the_small_sitemap_and_loads_a_pap
     page.locator("article h2#abstract").wait_for()
     assert not still_same_document(page), "a paper is not in sitemap.xml: it loads as a page"
     mark_document(page)
-    page.locator("article .md-tags a.md-tag").first.click()
+    page.locator("article .survey-chips a.md-tag:not(.survey-topic)").first.click()
     page.wait_for_url(re.compile(re.escape(site_base) + r"tags/[^/]+/$"))
     page.locator("article h1", has_text="Tag:").wait_for()
     assert still_same_document(page), "a tag page is in sitemap.xml: instant navigation takes it"
@@ -631,8 +631,8 @@ def test_a_filter_narrows_the_results_and_its_url_reloads_the_view(site_base: st
     page.wait_for_url(re.compile(r"[?&]topic=Serving"))
     status = "parseInt(document.querySelector('.survey-search__status').innerText)"
     page.wait_for_function(f"(n) => {status} === n", arg=expected)
-    for link in page.locator(".survey-result__link").all():
-        assert "Serving" in link.locator(".survey-result__facts").inner_text()
+    for result in page.locator("li.survey-result").all():
+        assert "Serving" in result.locator(".survey-result__chips").inner_text()
     shared = page.url
     assert "q=pipeline" in shared
     page.reload()
@@ -684,6 +684,8 @@ def test_a_hostile_author_name_finds_its_one_paper(
     """Whatever a name holds (`&amp;`, quotes, a backslash, markup), its link finds its paper."""
     from test_site import hostile_author
 
+    from generator.core.tex import tex_text
+
     base, papers = hostile_site
     tab, page = desktop, desktop.page
     for i, (slug, title, _) in enumerate(papers):
@@ -699,6 +701,11 @@ def test_a_hostile_author_name_finds_its_one_paper(
         status = page.locator(".survey-search__status").inner_text()
         assert status == f"1 paper by {shown}, newest first", slug
         assert result_slugs(page) == [slug]
+        # the result is the paper's entry: its title as the page's title shows it (its TeX read,
+        # core/tex.py), its author's name exactly as written
+        result = page.locator("li.survey-result").first
+        assert result.locator(".survey-result__link").inner_text() == tex_text(title), slug
+        assert result.locator(".survey-result__facts a").inner_text() == name, slug
     assert tab.dialogs == []
     tab.assert_clean()
 
@@ -839,7 +846,7 @@ def test_palette_toggle_switches_and_is_remembered(site_base: str, desktop: Tab)
     page.wait_for_function("document.body.getAttribute('data-md-color-scheme') === 'slate'")
 
     # a page change by instant navigation, then a full load of another page
-    page.locator("article table a", has_text=re.compile(r"^Serving$")).click()
+    page.locator("article li.survey-topic-entry > a", has_text=re.compile(r"^Serving$")).click()
     landed(tab, site_base, "topics/serving/", "Serving")
     assert scheme(page) == "slate"
     goto(tab, site_base + f"papers/{ZERO}/")
@@ -948,7 +955,10 @@ def test_hostile_titles_and_abstracts_render_literally(
 # --- accessibility -----------------------------------------------------------------------------
 
 AXE_PAGES = {"home": "", "topic": "topics/serving/", "paper": f"papers/{ZERO}/", "tag-index": "tags/",
-             "topic-part": "topics/other/2/", "search": "search/?q=memory&topic=Serving"}
+             "topic-part": "topics/other/2/", "search": "search/?q=memory&topic=Serving",
+             "statistics": "statistics/",
+             "listing": "listings/parallel-and-distributed-ml-systems-hf-papers/",
+             "paper-actions": "papers/pipeoffload-improving-scalability-of-pipeline-parallelism-with/"}
 SERIOUS = {"serious", "critical"}
 # (rule id, axe's selector of the node): violations in Material's own markup that neither our
 # templates nor our stylesheet can fix (an accessible name cannot come from CSS). Each says why.
@@ -998,12 +1008,11 @@ def test_a_corpus_error_shows_in_the_browser_until_it_is_fixed(
         chromium: Browser, tmp_path: Path, flags: list[str]) -> None:
     """Under mkdocs serve (tests/test_serve_errors.py): a paper page open, its file broken, the
     open page and the home page show the file, line and problem; fixed, both pages come back."""
-    from conftest import small_project
     from playwright.sync_api import expect
     from test_serve_errors import MARKER, PAPER, TITLE, break_yaml
     from test_site import mkdocs_serve, wait_for_page
 
-    project = small_project(tmp_path)
+    project = make_project(tmp_path, make_corpus(tmp_path / "small"))
     paper = project / "corpus" / "papers" / f"{PAPER}.yaml"
     log = tmp_path / "serve.log"
     with mkdocs_serve(project, log, *flags) as (base, server):
@@ -1036,11 +1045,12 @@ def test_a_corpus_error_shows_in_the_browser_until_it_is_fixed(
 
 # --- topics for readers, suggestions marked (issue 29), on a small site -------------------------
 
-# Each word of the home page's topics table that the browser laid out over two lines: a word is
-# letters and digits between spaces and hyphens (a line may end after a hyphen, as in "low-|bit").
+# Each word of the home page's topics that the browser laid out over two lines (issue 29: a table
+# cell broke "Quantiz|ation"): a word is letters and digits between spaces and hyphens (a line
+# may end after a hyphen, as in "low-|bit").
 BROKEN_WORDS = """() => {
   const broken = [];
-  for (const cell of document.querySelectorAll("article table td")) {
+  for (const cell of document.querySelectorAll("article li.survey-topic-entry")) {
     const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       for (const m of node.data.matchAll(/[^\\s\\-\\u2010-\\u2014\\/]+/g)) {
@@ -1057,7 +1067,7 @@ BROKEN_WORDS = """() => {
 
 TOPIC_TOP = """() => {
   const summary = document.querySelector("article p.survey-summary").getBoundingClientRect();
-  const first = document.querySelector("article ul li").getBoundingClientRect();
+  const first = document.querySelector("article li.survey-entry").getBoundingClientRect();
   return {summary: [summary.top, summary.bottom], first: first.top, height: window.innerHeight};
 }"""
 
@@ -1079,7 +1089,7 @@ def test_topic_names_and_sentences_keep_their_words_and_each_topic_opens_on_its_
     with open_tab(chromium, viewport, is_mobile=phone, has_touch=phone) as tab:
         page = tab.page
         goto(tab, small_base)
-        cells = page.locator("article table td:first-child").all_inner_texts()
+        cells = page.locator("article li.survey-topic-entry > a").all_inner_texts()
         assert cells == [*(t.name for t in taxonomy.topics), "Other"]
         assert page.evaluate(BROKEN_WORDS) == []
         assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
@@ -1102,8 +1112,8 @@ def test_the_search_page_filters_reviewed_and_suggested_papers(small_base: str, 
     goto(tab, small_base + "search/?review=suggested")
     page.locator(".survey-result__link").first.wait_for()
     assert result_count(page) == len(SUGGESTED) + 1  # and the hostile paper
-    for link in page.locator(".survey-result__link").all():
-        assert "(suggested)" in link.locator(".survey-result__facts").inner_text()
+    for result in page.locator("li.survey-result").all():
+        assert "suggested" in result.locator(".survey-result__chips").inner_text()
     page.locator(".survey-facet__count").first.wait_for()
     legends = page.locator(".survey-facet__name").all_inner_texts()
     assert "Topics reviewed" in legends
@@ -1114,3 +1124,147 @@ def test_the_search_page_filters_reviewed_and_suggested_papers(small_base: str, 
     page.locator(".survey-result__link").first.wait_for()
     assert result_slugs(page) == sorted(REVIEWED)
     tab.assert_clean()
+
+
+# --- a paper browser for readers (issue 34) ------------------------------------------------------
+
+# Where the entries of a list page sit: each entry's top and bottom, and the viewport's height.
+ENTRY_BOXES = """() => ({
+  boxes: [...document.querySelectorAll("article li.survey-entry")].map(li => {
+    const r = li.getBoundingClientRect();
+    return [r.top, r.bottom];
+  }),
+  height: window.innerHeight,
+})"""
+LIST_PAGES = [*(f"topics/{t}/" for t in [*load_corpus(ROOT / "corpus").taxonomy.topic_ids, "other"]),
+              "topics/other/2/", "topics/serving/by-title/", "tags/pipeline-parallelism/",
+              "listings/parallel-and-distributed-ml-systems-hf-papers/"]
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_every_list_shows_its_papers_on_the_first_screen(
+        site_base: str, chromium: Browser, viewport: dict[str, int]) -> None:
+    """On a phone the first entry of a list starts in the upper half of the first screen; on a
+    desktop three whole entries show without scrolling. Each entry names the paper's first
+    authors (each a link to the search page's author filter) and its topics."""
+    phone = viewport is PHONE
+    by_slug = {p.slug: p for p in CORPUS_PAPERS}
+    with open_tab(chromium, viewport, is_mobile=phone, has_touch=phone) as tab:
+        page = tab.page
+        for path in LIST_PAGES:
+            goto(tab, site_base + path)
+            seen = page.evaluate(ENTRY_BOXES)
+            boxes, height = seen["boxes"], seen["height"]
+            if phone:
+                assert boxes[0][0] < height / 2, (path, boxes[0], height)
+            else:
+                assert len([b for b in boxes if b[1] <= height]) >= 3, (path, boxes[:4], height)
+            first = page.locator("article li.survey-entry").first
+            path_of = first.locator("a[href*='/papers/']").first.evaluate("a => a.pathname")
+            paper = by_slug[path_of.rstrip("/").rsplit("/", 1)[1]]
+            authors = first.locator(".survey-meta a").all_inner_texts()
+            assert authors == paper.authors[:3], path
+            if authors:
+                href = first.locator(".survey-meta a").first.evaluate("a => a.pathname + a.search")
+                assert href == SITE_PATH + "search/?author=" + quote(paper.authors[0], safe="/")
+            assert first.locator("a.survey-topic").count() == max(1, len(paper.topics)), path
+        tab.assert_clean()
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_a_paper_page_leads_with_its_actions_and_cite_copies_the_bibtex(
+        site_base: str, chromium: Browser, viewport: dict[str, int]) -> None:
+    """Under the title and the authors, on the first screen: the arXiv id as a link and one row of
+    actions; Cite puts the paper's BibTeX entry on the clipboard. A URL of the abstract is a link
+    (this one is followed by the remains of a TeX link, "{this url}")."""
+    phone = viewport is PHONE
+    slug = "pipeoffload-improving-scalability-of-pipeline-parallelism-with"
+    paper = {p.slug: p for p in CORPUS_PAPERS}[slug]
+    with open_tab(chromium, viewport, is_mobile=phone, has_touch=phone) as tab:
+        tab.context.grant_permissions(["clipboard-read", "clipboard-write"])
+        page = tab.page
+        goto(tab, site_base + f"papers/{slug}/")
+        actions = page.locator("article p.survey-actions")
+        assert actions.locator("a").all_inner_texts() == ["arXiv page", "PDF", "Code", "Cite"]
+        assert actions.evaluate("p => p.getBoundingClientRect().bottom") <= viewport["height"]
+        arxiv = page.locator("article p.survey-meta a")
+        assert arxiv.inner_text() == f"arXiv:{paper.arxiv}"
+        assert arxiv.get_attribute("href") == f"https://arxiv.org/abs/{paper.arxiv}"
+        assert actions.locator("a", has_text="PDF").get_attribute("href") == f"https://arxiv.org/pdf/{paper.arxiv}"
+        assert actions.locator("a", has_text="Code").get_attribute("href") == paper.links["code"]
+        actions.locator("a", has_text="Cite").click()
+        page.wait_for_function("document.querySelector('a.survey-cite').textContent === 'BibTeX copied'")
+        copied = page.evaluate("navigator.clipboard.readText()")
+        assert copied == page.locator("article pre.survey-bibtex code").inner_text()
+        assert copied.startswith("@") and paper.arxiv in copied
+        link = page.locator("article h2#abstract + p a")
+        url = "https://github.com/sail-sg/zero-bubble-pipeline-parallelism"
+        assert url + "{this" in paper.abstract
+        assert link.all_inner_texts() == [url] and link.get_attribute("href") == url
+        tab.assert_clean()
+
+
+def test_the_home_page_searches_and_shows_what_is_new(small_base: str, desktop: Tab) -> None:
+    """The home page for readers: a search box that opens the search page on its words, the
+    latest papers as entries, the topics with how many of their papers a person reviewed."""
+    tab, page = desktop, desktop.page
+    goto(tab, small_base)
+    assert page.locator("article li.survey-entry").count() == 8  # every paper of this small site
+    assert "2 of 8 reviewed by a person" in page.locator("article p.survey-numbers").inner_text()
+    box = page.locator("article form.survey-home-search input[name=q]")
+    box.fill("sequence parallelism")
+    box.press("Enter")
+    page.wait_for_url(re.compile(r"/search/\?q=sequence\+parallelism$"))
+    page.locator(".survey-result__link").first.wait_for()
+    assert page.locator("#survey-search-query").input_value() == "sequence parallelism"
+    tab.assert_clean()
+
+
+def test_a_ticked_facet_keeps_its_values_and_the_boxes_say_what_is_on(
+        small_base: str, chromium: Browser) -> None:
+    """Ticking "suggested" leaves "reviewed" to tick too, counted as it would add; on a phone the
+    folded Filters box says a filter is on; with no words the Order box says newest first, as the
+    results do."""
+    from conftest import REVIEWED, SUGGESTED
+
+    with open_tab(chromium, PHONE, is_mobile=True, has_touch=True) as tab:
+        page = tab.page
+        goto(tab, small_base + "search/?review=suggested")
+        page.locator(".survey-result__link").first.wait_for()
+        summary = page.locator(".survey-search__filters > summary")
+        assert not page.locator(".survey-search__filters").evaluate("d => d.open")
+        assert summary.inner_text() == "Filters (1 on)"
+        assert page.locator("#survey-search-sort").input_value() == "newest"
+        assert page.locator(".survey-search__status").inner_text().endswith("newest first")
+        reviewed = page.locator(".survey-facet input[name=review][value=reviewed]")
+        reviewed.wait_for(state="attached")
+        assert reviewed.locator("xpath=following-sibling::span[2]").text_content() == str(len(REVIEWED))
+        summary.click()
+        reviewed.check()
+        page.wait_for_url(re.compile(r"review=suggested&review=reviewed"))
+        page.wait_for_function("(n) => document.querySelectorAll('.survey-result__link').length === n",
+                               arg=len(REVIEWED) + len(SUGGESTED) + 1)
+        assert summary.inner_text() == "Filters (2 on)"
+        goto(tab, small_base + "search/?q=parallel")
+        page.locator(".survey-result__link").first.wait_for()
+        assert page.locator("#survey-search-sort").input_value() == ""
+        assert page.locator(".survey-search__filters > summary").inner_text() == "Filters"
+        tab.assert_clean()
+
+
+def test_the_charts_need_no_script(site_base: str, chromium: Browser) -> None:
+    """Papers per quarter by topic: drawn bars and a table of the same numbers, with scripts off."""
+    with open_tab(chromium, java_script_enabled=False) as tab:
+        page = tab.page
+        for path, rows in (("statistics/", 5), ("topics/parallelism/", 1)):
+            goto(tab, site_base + path)
+            chart = page.locator("article svg.survey-timeline")
+            assert chart.get_attribute("role") == "img"
+            assert chart.get_attribute("aria-label").startswith("Papers per quarter, ")
+            assert chart.locator("rect.survey-bar").count() > 0 and chart.is_visible()
+            table = page.locator("article details.survey-timeline-table")
+            table.locator("summary").click()
+            assert table.locator("thead th").count() == rows + 1
+            counted = sum(int(c) for c in table.locator("tbody td:not(:first-child)").all_inner_texts())
+            assert counted > 0
+        tab.assert_clean()

@@ -10,7 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, new_corpus, survey
+from conftest import ROOT, make_corpus, survey
 
 from generator.core.text import slugify
 from generator.corpus.model import Paper
@@ -145,7 +145,7 @@ def test_what_check_accepts_is_plausible(tmp_path: Path) -> None:
     calendar lacks, a day to come (9999-12-31 pinned a paper first in every newest-first list and
     the feed), a month arXiv never had; a link whose host is not the one it shows; a bidi control
     in a title (only names refused them)."""
-    corpus = new_corpus(tmp_path)
+    corpus = make_corpus(tmp_path / "corpus", "empty")
     (corpus / "papers").mkdir()
     for slug, line in [*((s, line) for s, (line, _) in IMPLAUSIBLE.items()), *PLAUSIBLE.items()]:
         key = line.split(":", 1)[0]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import ROOT, survey
+from conftest import ROOT, make_corpus, survey
 
 from generator.classify.model import REVIEW_HIGH, REVIEW_LOW
 from generator.classify.suggest import explain_lines, suggest
@@ -255,9 +255,9 @@ def test_progress_shows_on_a_terminal_only(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 def test_import_through_a_pipe_prints_no_progress(tmp_path: Path) -> None:
-    from conftest import SEEDS, new_corpus
+    from conftest import SEEDS
 
-    result = survey("import", str(SEEDS[1]), "--corpus", str(new_corpus(tmp_path)))
+    result = survey("import", str(SEEDS[1]), "--corpus", str(make_corpus(tmp_path / "corpus", "empty")))
     assert "\r" not in result.stdout + result.stderr
 
 

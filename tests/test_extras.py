@@ -13,7 +13,7 @@ from pathlib import Path
 import feedparser
 import pytest
 from bs4 import BeautifulSoup
-from conftest import ROOT, SEEDS, make_project, mkdocs_build, new_corpus, survey
+from conftest import ROOT, SEEDS, make_corpus, make_project, mkdocs_build, survey
 
 from generator.core.text import first_sentence
 from generator.corpus.export import bibtex, bibtex_keys
@@ -97,7 +97,7 @@ def test_pages_announce_their_feeds(real_site: Path) -> None:
 
 @pytest.mark.slow
 def test_feed_of_recently_added_papers_follows_the_added_date(tmp_path: Path) -> None:
-    corpus = new_corpus(tmp_path)
+    corpus = make_corpus(tmp_path / "corpus", "empty")
     survey("import", str(SEEDS[1]), "--corpus", str(corpus), env={"SOURCE_DATE_EPOCH": "1700000000"})
     survey("import", str(SEEDS[0]), "--corpus", str(corpus), env={"SOURCE_DATE_EPOCH": "1800000000"})
     site = mkdocs_build(make_project(tmp_path, corpus))
@@ -226,7 +226,7 @@ def test_bibtex_escapes_latex_specials() -> None:
 
 def test_statistics_numbers_equal_the_corpus(real_site: Path) -> None:
     page = soup(real_site / "statistics" / "index.html")
-    tables = page.select("article table")
+    tables = [t for t in page.select("article table") if not t.find_parent("details")]
     topics = {tr.find_all("td")[0].get_text(): int(tr.find_all("td")[1].get_text())
               for tr in tables[0].select("tbody tr")}
     names = {t.id: t.name for t in CORPUS.taxonomy.topics}
@@ -245,7 +245,7 @@ def test_statistics_numbers_equal_the_corpus(real_site: Path) -> None:
             for tr in tables[3].select("tbody tr")}
     tag_names = {t.id: t.name for t in CORPUS.taxonomy.tags}
     assert tags == dict(Counter(tag_names[t] for p in CORPUS.papers.values() for t in p.tags))
-    charts = page.select("article svg.survey-chart")
+    charts = page.select("article svg.survey-chart:not(.survey-timeline)")
     assert len(charts) == 4
     bars = charts[0].find_all("rect")
     assert [int(t.get_text()) for t in charts[0].find_all("text")[1::2]] == list(topics.values())
@@ -253,9 +253,38 @@ def test_statistics_numbers_equal_the_corpus(real_site: Path) -> None:
     assert all("http" not in (c.get("href") or "") for c in page.select("article svg *"))
 
 
+def test_papers_per_quarter_count_each_topic_s_dated_papers(real_site: Path) -> None:
+    """The chart of papers per quarter and its table: each topic's papers by the quarter of
+    their date, from the first quarter shown; the papers it leaves out are said."""
+    page = soup(real_site / "statistics" / "index.html")
+    chart = page.select_one("article svg.survey-timeline")
+    details = page.select_one("article details.survey-timeline-table")
+    names = [th.get_text() for th in details.select("thead th")][1:]
+    rows = [[td.get_text() for td in tr.find_all("td")] for tr in details.select("tbody tr")]
+    first = rows[0][0]
+    assert re.fullmatch(r"\d{4} Q[1-4]", first)
+    assert chart["aria-label"].startswith(f"Papers per quarter, {first} to ")
+
+    def quarter(date: str) -> str:
+        return f"{date[:4]} Q{(int(date[5:7]) - 1) // 3 + 1}"
+
+    ids = {t.name: t.id for t in CORPUS.taxonomy.topics}
+    monthly = [p for p in CORPUS.papers.values() if p.date and len(p.date) >= 7]
+    for column, name in enumerate(names, 1):
+        papers = [p for p in monthly if (ids[name] in p.topics if name in ids else not p.topics)]
+        expected = Counter(quarter(p.date) for p in papers if quarter(p.date) >= first)  # type: ignore[arg-type]
+        assert {r[0]: int(r[column]) for r in rows if int(r[column])} == dict(expected), name
+    assert len(chart.select("rect.survey-bar")) == sum(1 for r in rows for c in r[1:] if int(c))
+    undated = len(CORPUS.papers) - len(monthly)
+    earlier = sum(quarter(p.date) < first for p in monthly)  # type: ignore[arg-type]
+    note = " ".join(details.get_text().split())
+    assert f"{undated} papers have no date, or only a year, and are not counted." in note
+    assert earlier == 0 or f"{earlier} paper" in note
+
+
 @pytest.mark.slow
 def test_statistics_labels_are_literal(tmp_path: Path) -> None:
-    corpus = new_corpus(tmp_path)
+    corpus = make_corpus(tmp_path / "corpus", "empty")
     # A name holds no HTML tag (survey check refuses one); what else HTML or Markdown reads stays.
     survey("import", str(SEEDS[1]), "--corpus", str(corpus), "--name", "Bold <3 &amp; *x* --8<-- \"x\"")
     site = mkdocs_build(make_project(tmp_path, corpus))

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 import yaml
 from bs4 import BeautifulSoup
-from conftest import ROOT, make_project, mkdocs_build, small_project, snapshot, survey
+from conftest import ROOT, make_corpus, make_project, mkdocs_build, snapshot, survey
 
 from generator.corpus.model import Entry, Listing, Paper
 from generator.corpus.store import listing_text, paper_text
@@ -146,15 +146,19 @@ def page(path: Path) -> BeautifulSoup:
 def test_listing_and_topic_names_are_shown_as_written_on_every_page(
         hostile_build: tuple[Path, list[Paper]]) -> None:
     """The navigation of every page shows the names as written (the theme takes a navigation
-    title as HTML); so do the titles, headings and headers of their own pages."""
+    title as HTML); so do the titles, headings and headers of their own pages, and the home page
+    and the listings' index, which name each listing (the navigation has one entry for them)."""
     site, _ = hostile_build
     pages = sorted(site.rglob("*.html"))
     assert len(pages) > 20
     for path in pages:
         nav = page(path).select_one("nav.md-nav--primary")
         names = [a.get_text(" ", strip=True) for a in nav.select("a.md-nav__link")]
-        assert LISTING_NAME in names and TOPIC_NAME in names, (path, names)
+        assert TOPIC_NAME in names and "Listings" in names, (path, names)
         assert not nav.select("script, img, b"), path
+    for path in ("index.html", "listings/index.html"):
+        links = [a.get_text() for a in page(site / path).select("article a[href$='hostile/']")]
+        assert links == [LISTING_NAME], path
     for folder, name in (("listings/hostile", LISTING_NAME), ("topics/kernels", TOPIC_NAME)):
         own = page(site / folder / "index.html")
         assert own.title.get_text() == f"{name} - {SITE_NAME}"
@@ -165,7 +169,7 @@ def test_listing_and_topic_names_are_shown_as_written_on_every_page(
     assert LISTING_NAME in listed.get_text()
     # the topic page's folded rule is raw HTML in the Markdown: its name is text there too
     rule = page(site / "topics" / "kernels" / "index.html").select_one("article details.survey-boundary")
-    assert rule.summary.get_text() == f"What is in {TOPIC_NAME} and what is not: the rule curators follow"
+    assert rule.summary.get_text() == f"What is in {TOPIC_NAME} and what is not"
     assert not rule.select("script, img, b")
 
 
@@ -250,7 +254,7 @@ def test_check_refuses_markup_in_topic_and_tag_names(tmp_path: Path) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("case", ["malformed-yaml", "markup-in-a-listing-name"])
 def test_mkdocs_build_fails_in_one_line_on_a_corpus_error(case: str, tmp_path: Path) -> None:
-    project = small_project(tmp_path)
+    project = make_project(tmp_path, make_corpus(tmp_path / "small"))
     if case == "malformed-yaml":
         edit_paper(project / "corpus", "title:", "title: [")
         needle = f"{PAPER}.yaml:"
@@ -403,12 +407,14 @@ def test_a_lone_surrogate_on_the_command_line_is_refused(tmp_path: Path) -> None
 def test_a_yaml_key_that_is_not_text_is_one_line(tmp_path: Path) -> None:
     corpus = corpus_copy(tmp_path)
     edit_paper(corpus, "topics:", "? [a, b]\n: 1\ntopics:")
+    line = (corpus / "papers" / f"{PAPER}.yaml").read_text(encoding="utf-8").split("\n").index("? [a, b]") + 1
     problems = checked(corpus)
-    assert len(problems) == 1 and f"{PAPER}.yaml:13:3: malformed YAML: a key must be text" in problems[0]
+    assert len(problems) == 1 and f"{PAPER}.yaml:{line}:3: malformed YAML: a key must be text" in problems[0]
 
 
 def test_every_problem_of_a_file_is_reported_in_one_run(tmp_path: Path) -> None:
     corpus = corpus_copy(tmp_path)
+    edit_paper(corpus, "links:\n  code: https://github.com/ma-xu/Rewrite-the-Stars\n", "")
     edit_paper(corpus, "topics:", "links:\n  paper: javascript:alert(1)\n  pdf: ftp://x\n"
                                   "  code: 'https://a b'\n  project: data:text/html,x\n"
                                   "date: yesterday\ntopics:")

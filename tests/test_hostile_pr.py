@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import ROOT, make_project, small_corpus
+from conftest import ROOT, make_corpus, make_project
 
 from generator.cli.main import main
 
@@ -43,7 +43,7 @@ def origin(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if not shutil.which("git"):
         pytest.skip("needs git")
     tmp = tmp_path_factory.mktemp("origin")
-    project = make_project(tmp, small_corpus(tmp / "corpus", PAPERS))
+    project = make_project(tmp, make_corpus(tmp / "corpus", "papers", PAPERS))
     shutil.copytree(ROOT / ".github", project / ".github")
     shutil.copy(ROOT / ".gitignore", project / ".gitignore")
     git(project, "init", "-q", "-b", "main")

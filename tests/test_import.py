@@ -14,10 +14,9 @@ from conftest import (
     FIXTURES,
     SEED_NAMES,
     SEEDS,
-    import_seeds,
+    make_corpus,
     make_project,
     mkdocs_build,
-    new_corpus,
     snapshot,
     survey,
 )
@@ -112,7 +111,7 @@ def test_second_import_changes_no_byte(seeded_corpus: Path, tmp_path: Path) -> N
 
 @pytest.mark.slow
 def test_import_summary_and_review_of_possible_duplicates(tmp_path: Path) -> None:
-    corpus = new_corpus(tmp_path)
+    corpus = make_corpus(tmp_path / "corpus", "empty")
     result = survey("import", str(SEEDS[2]), "--corpus", str(corpus))
     assert result.returncode == 0
     summary = result.stdout.splitlines()[0]
@@ -138,7 +137,7 @@ def test_committed_corpus_is_the_import_of_the_seeds(seeded_corpus: Path) -> Non
 
 
 def test_hf_paper_page_keeps_real_abstract_and_arxiv_id(tmp_path: Path) -> None:
-    corpus = new_corpus(tmp_path)
+    corpus = make_corpus(tmp_path / "corpus", "empty")
     result = survey("import", str(FIXTURES / "paper.html"), "--corpus", str(corpus))
     assert result.returncode == 0, result.stderr
     paper = next(iter(load_corpus(corpus).papers.values()))
@@ -162,7 +161,7 @@ def test_hf_page_without_embedded_data_is_read_from_the_visible_page(tmp_path: P
                   "<div>", html)
     page = tmp_path / "saved.html"
     page.write_text(html)
-    corpus = new_corpus(tmp_path)
+    corpus = make_corpus(tmp_path / "corpus", "empty")
     assert survey("import", str(page), "--corpus", str(corpus)).returncode == 0
     paper = next(iter(load_corpus(corpus).papers.values()))
     assert paper.arxiv == "2603.01234"
@@ -174,7 +173,7 @@ def test_hf_page_without_embedded_data_is_read_from_the_visible_page(tmp_path: P
 
 
 def test_hf_listing_page_becomes_a_listing(tmp_path: Path) -> None:
-    corpus = new_corpus(tmp_path)
+    corpus = make_corpus(tmp_path / "corpus", "empty")
     assert survey("import", str(FIXTURES / "listing.html"), "--corpus", str(corpus)).returncode == 0
     loaded = load_corpus(corpus)
     (listing,) = loaded.listings.values()
@@ -205,7 +204,7 @@ def test_hf_listing_without_embedded_data_is_read_from_its_paper_cards() -> None
 
 
 def test_daily_papers_json_keeps_id_authors_and_date(tmp_path: Path) -> None:
-    corpus = new_corpus(tmp_path)
+    corpus = make_corpus(tmp_path / "corpus", "empty")
     assert survey("import", str(FIXTURES / "daily_papers.json"), "--corpus", str(corpus)).returncode == 0
     papers = {p.arxiv: p for p in load_corpus(corpus).papers.values()}
     assert set(papers) == {"2603.01234", "2603.04567"}
@@ -216,7 +215,7 @@ def test_daily_papers_json_keeps_id_authors_and_date(tmp_path: Path) -> None:
 
 
 def test_arxiv_atom_keeps_id_without_version_authors_date(tmp_path: Path) -> None:
-    corpus = new_corpus(tmp_path)
+    corpus = make_corpus(tmp_path / "corpus", "empty")
     result = survey("import", str(FIXTURES / "arxiv_zero_infinity.xml"), "--corpus", str(corpus))
     assert result.returncode == 0, result.stderr
     (paper,) = load_corpus(corpus).papers.values()
@@ -243,7 +242,7 @@ def test_arxiv_import_merges_into_the_seed_paper_by_title(seeded_corpus: Path, t
 def test_format_is_detected_from_content_not_name(tmp_path: Path) -> None:
     disguised = tmp_path / "papers.txt"
     disguised.write_bytes((FIXTURES / "daily_papers.json").read_bytes())
-    corpus = new_corpus(tmp_path)
+    corpus = make_corpus(tmp_path / "corpus", "empty")
     assert survey("import", str(disguised), "--corpus", str(corpus)).returncode == 0
     assert len(load_corpus(corpus).papers) == 2
 
@@ -252,7 +251,7 @@ def test_bom_and_crlf_import_like_any_other(tmp_path: Path) -> None:
     text = SEEDS[1].read_text(encoding="utf-8")
     odd = tmp_path / "odd.txt"
     odd.write_bytes(b"\xef\xbb\xbf" + text.replace("\n", "\r\n").encode("utf-8"))
-    plain, crlf = new_corpus(tmp_path / "a"), new_corpus(tmp_path / "b")
+    plain, crlf = (make_corpus(tmp_path / name / "corpus", "empty") for name in ("a", "b"))
     survey("import", str(SEEDS[1]), "--corpus", str(plain))
     survey("import", str(odd), "--corpus", str(crlf))
     a, b = load_corpus(plain), load_corpus(crlf)
@@ -319,7 +318,7 @@ def test_entry_with_title_but_no_abstract_is_named(tmp_path: Path) -> None:
     del blocks[idx + 1]
     bad = tmp_path / "missing.txt"
     bad.write_text("\n\n".join(blocks))
-    corpus = new_corpus(tmp_path)
+    corpus = make_corpus(tmp_path / "corpus", "empty")
     result = survey("import", str(bad), "--corpus", str(corpus))
     assert result.returncode == 1
     assert result.stderr.count("\n") == 1
@@ -334,18 +333,9 @@ def test_json_item_without_summary_is_named(tmp_path: Path) -> None:
     items[1].pop("summary", None)
     bad = tmp_path / "daily.json"
     bad.write_text(json.dumps(items))
-    result = survey("import", str(bad), "--corpus", str(new_corpus(tmp_path)))
+    result = survey("import", str(bad), "--corpus", str(make_corpus(tmp_path / "corpus", "empty")))
     assert result.returncode == 1
     assert "#2 'TinyRoute" in result.stderr and "paper.summary" in result.stderr
-
-
-@pytest.mark.slow
-def test_import_idempotent_from_scratch(tmp_path: Path) -> None:
-    corpus = new_corpus(tmp_path)
-    import_seeds(corpus)
-    first = snapshot(corpus)
-    import_seeds(corpus)
-    assert snapshot(corpus) == first
 
 
 def _daily_papers(tmp_path: Path, *papers: dict[str, object]) -> Path:
@@ -369,7 +359,7 @@ ABSTRACT = ("We study how to schedule {} across accelerators and show that a sim
 
 @pytest.mark.slow
 def test_homonymous_co_authors_import_check_and_build(tmp_path: Path) -> None:
-    corpus = new_corpus(tmp_path)
+    corpus = make_corpus(tmp_path / "corpus", "empty")
     source = _daily_papers(tmp_path, _hf_paper(
         "2507.00001", "Two Authors Called Chen Li", ABSTRACT.format("kernels"),
         ["Chen Li", "Ada Wong", "Chen Li"]))
@@ -385,7 +375,7 @@ def test_homonymous_co_authors_import_check_and_build(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_latex_of_arxiv_texts_is_kept_and_shown_as_typeset(tmp_path: Path) -> None:
     """The corpus keeps a text as the source gave it (issue 34); its page reads the TeX."""
-    corpus = new_corpus(tmp_path)
+    corpus = make_corpus(tmp_path / "corpus", "empty")
     source = _daily_papers(tmp_path, _hf_paper(
         "2507.00002", "Prefill \\& Decode for\n  Pok\\'eChamp at \\$60",
         "Gains of 12.3\\% with \\textbf{fast} kernels (\\\"Ust\\\"un et al.); the model\\'s cost\n"
@@ -409,7 +399,7 @@ def test_latex_of_arxiv_texts_is_kept_and_shown_as_typeset(tmp_path: Path) -> No
 
 
 def test_same_abstract_under_two_arxiv_ids_stays_two_papers(tmp_path: Path) -> None:
-    corpus = new_corpus(tmp_path)
+    corpus = make_corpus(tmp_path / "corpus", "empty")
     source = _daily_papers(
         tmp_path,
         _hf_paper("2507.02592", "WebSailor: Navigating Reasoning", ABSTRACT.format("agents"), ["A B"]),
@@ -424,7 +414,7 @@ def test_same_abstract_under_two_arxiv_ids_stays_two_papers(tmp_path: Path) -> N
 def test_odd_shapes_of_daily_papers_import_into_a_valid_corpus(tmp_path: Path) -> None:
     """No id, no authors, a date that is not one, a hidden author, 700 authors, a hard-wrapped
     title: the corpus is valid, the paper keeps what is real and drops what is not."""
-    corpus = new_corpus(tmp_path)
+    corpus = make_corpus(tmp_path / "corpus", "empty")
     many = [f"Author {i}" for i in range(700)]
     source = _daily_papers(
         tmp_path,
@@ -447,7 +437,7 @@ def test_odd_shapes_of_daily_papers_import_into_a_valid_corpus(tmp_path: Path) -
 
 def test_daily_papers_json_with_escapes_raw_utf8_and_emoji(tmp_path: Path) -> None:
     """`\\u00dc` escapes, raw UTF-8 and characters beyond the BMP, in one file, read alike."""
-    corpus = new_corpus(tmp_path)
+    corpus = make_corpus(tmp_path / "corpus", "empty")
     escaped = json.dumps([{"paper": _hf_paper("2507.00011", "Üstün’s Tokenizer 🚀",
                                               ABSTRACT.format("tokens"), ["Ahmet Üstün"])}])
     raw = json.dumps([{"paper": _hf_paper("2507.00012", "Ωmega Kernels 🧪", ABSTRACT.format("fp8 GEMMs")

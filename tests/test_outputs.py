@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import small_corpus, snapshot
+from conftest import make_corpus, snapshot
 
 from generator.cli.main import main
 
@@ -24,7 +24,7 @@ FEED = [{"paper": {"id": "2603.00011", "title": "Dating Medieval Textile Ledgers
 @pytest.fixture()
 def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A folder with a small corpus, a feed whose one paper is off topic, and a README."""
-    small_corpus(tmp_path / "corpus", ["rewrite-the-stars"])
+    make_corpus(tmp_path / "corpus", "papers", ["rewrite-the-stars"])
     (tmp_path / "feed.json").write_text(json.dumps(FEED), encoding="utf-8")
     (tmp_path / "README.md").write_text("# My notes\n", encoding="utf-8")
     monkeypatch.chdir(tmp_path)

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, new_corpus, survey, survey_process
+from conftest import ROOT, make_corpus, survey, survey_process
 
 from generator.core.text import printable
 
@@ -55,7 +55,7 @@ def assert_escaped(result: subprocess.CompletedProcess[str]) -> None:
 
 @pytest.mark.parametrize("kind", ["hf-text", "hf-html", "hf-json", "atom", "bibtex"])
 def test_import_and_enrich_print_a_hostile_source_escaped(kind: str, tmp_path: Path) -> None:
-    corpus = new_corpus(tmp_path)
+    corpus = make_corpus(tmp_path / "corpus", "empty")
     name, data = _files()[kind]
     path = tmp_path / name
     path.write_bytes(data)
@@ -67,7 +67,7 @@ def test_import_and_enrich_print_a_hostile_source_escaped(kind: str, tmp_path: P
 
 @pytest.mark.parametrize("kind", ["decisions-csv", "decisions-yaml"])
 def test_review_apply_prints_a_hostile_decisions_file_escaped(kind: str, tmp_path: Path) -> None:
-    corpus = new_corpus(tmp_path)
+    corpus = make_corpus(tmp_path / "corpus", "empty")
     name, data = _files()[kind]
     (tmp_path / name).write_bytes(data)
     result = survey("review", "--apply", str(tmp_path / name), "--corpus", str(corpus))
@@ -76,7 +76,7 @@ def test_review_apply_prints_a_hostile_decisions_file_escaped(kind: str, tmp_pat
 
 
 def test_check_prints_a_hostile_paper_file_escaped(tmp_path: Path) -> None:
-    corpus = new_corpus(tmp_path)
+    corpus = make_corpus(tmp_path / "corpus", "empty")
     (corpus / "papers").mkdir()
     text = (f"slug: {json.dumps(BAD)}\ntitle: {json.dumps(TITLE)}\nabstract: {ABSTRACT}\n"
             f"authors: [{json.dumps(BAD)}]\ntopics: []\ntags: []\n")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
-from conftest import FIXTURES, ROOT, make_project, mkdocs_build, new_corpus, survey
+from conftest import FIXTURES, ROOT, make_corpus, make_project, mkdocs_build, survey
 
 from generator.corpus.model import is_date
 from generator.corpus.store import load_corpus
@@ -56,7 +56,7 @@ def test_a_feed_is_named_by_its_file() -> None:
 
 @pytest.mark.slow
 def test_a_feed_import_records_the_feed_where_a_reader_sees_the_paper(tmp_path: Path) -> None:
-    corpus = new_corpus(tmp_path)
+    corpus = make_corpus(tmp_path / "corpus", "empty")
     feed = tmp_path / "mlsys-2025.atom.xml"
     feed.write_text(FEED, encoding="utf-8")
     result = survey("import", str(feed), "--corpus", str(corpus), env=DAY)
@@ -85,7 +85,7 @@ def test_a_feed_import_records_the_feed_where_a_reader_sees_the_paper(tmp_path: 
 
 @pytest.mark.slow
 def test_a_bibliography_import_records_the_bibliography(tmp_path: Path) -> None:
-    corpus = new_corpus(tmp_path)
+    corpus = make_corpus(tmp_path / "corpus", "empty")
     bib = tmp_path / "survey-refs.bib"
     bib.write_text("@article{wang2025,\n  title = {Bitnet.cpp: Efficient Edge Inference for Ternary LLMs},\n"
                    "  abstract = {We run ternary models on CPUs with kernels for 1.58-bit weights.},\n"

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, counted, make_project, small_corpus, snapshot
+from conftest import ROOT, counted, make_corpus, make_project, snapshot
 
 from generator.cli.main import main
 from generator.core.errors import SurveyError
@@ -38,7 +38,7 @@ ESCAPE = "\x1b[2K\x1b[1A\x1b[2K"
 @pytest.fixture()
 def corpus(tmp_path: Path) -> Path:
     """Two papers and the taxonomy: the smallest corpus a write changes."""
-    return small_corpus(tmp_path / "corpus", PAPERS)
+    return make_corpus(tmp_path / "corpus", "papers", PAPERS)
 
 
 def check(corpus: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:

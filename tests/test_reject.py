@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import small_corpus, survey
+from conftest import make_corpus, survey
 
 from generator.classify.review import rejection_files
 from generator.corpus.store import load_corpus
@@ -21,7 +21,7 @@ DAY = "2026-11-28"
 
 @pytest.fixture(scope="module")
 def small(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return small_corpus(tmp_path_factory.mktemp("small") / "corpus")
+    return make_corpus(tmp_path_factory.mktemp("small") / "corpus")
 
 
 def copy(corpus: Path, to: Path) -> Path:

@@ -1,8 +1,8 @@
 """`survey review` (issue 29): the curator's queue, its order, its decisions and its terminal.
 
-Each test runs on a small corpus of its own (conftest.review_corpus: two papers whose topics a
-person reviewed, six the model suggested), in process; the terminal itself once through a pty,
-and the exit codes once in a subprocess.
+Each test runs on a small corpus of its own (conftest.make_corpus's "review": two papers whose
+topics a person reviewed, six the model suggested), in process; the terminal itself once through
+a pty, and the exit codes once in a subprocess.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import HOSTILE_SLUG, HOSTILE_TITLE, REVIEWED, ROOT, SUGGESTED, review_corpus, snapshot, survey
+from conftest import HOSTILE_SLUG, HOSTILE_TITLE, REVIEWED, ROOT, SUGGESTED, make_corpus, snapshot, survey
 
 from generator.classify.review import Pending, queue, review_order
 from generator.cli.main import main
@@ -29,7 +29,7 @@ WAITING = [*SUGGESTED, HOSTILE_SLUG]
 
 @pytest.fixture
 def corpus(tmp_path: Path) -> Path:
-    return review_corpus(tmp_path)
+    return make_corpus(tmp_path / "corpus", "review")
 
 
 def listed(corpus: Path, *args: str, capsys: pytest.CaptureFixture[str]) -> list[str]:

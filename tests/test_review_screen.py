@@ -2,7 +2,7 @@
 keys to accept, mark topics, reject, skip, undo, read more, open, get help and quit; each
 decision written at once, each undone byte for byte.
 
-Sittings run in process on conftest.review_corpus (two reviewed papers, six waiting) with keys
+Sittings run in process on conftest.make_corpus's "review" (two reviewed papers, six waiting) with keys
 and a size the test gives; the terminal itself through a pty, once in UTF-8 and once in ASCII.
 """
 
@@ -24,8 +24,7 @@ from conftest import (
     HOSTILE_TITLE,
     REVIEWED,
     ROOT,
-    review_corpus,
-    small_corpus,
+    make_corpus,
     snapshot,
     survey,
 )
@@ -41,7 +40,7 @@ ESCAPE = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 @pytest.fixture
 def corpus(tmp_path: Path) -> Path:
-    return review_corpus(tmp_path)
+    return make_corpus(tmp_path / "corpus", "review")
 
 
 def paper(corpus: Path, slug: str) -> dict:  # type: ignore[type-arg]
@@ -114,7 +113,7 @@ def test_every_screen_fits_the_terminal_and_keeps_header_title_authors_and_topic
     hostile text), at 80x24 and at 60x16 (below the smallest a curator is expected to use):
     every line within the width, the screen within the height, and the header, the title, the
     authors line and each topic with its key on every screen."""
-    corpus = small_corpus(tmp_path / "c")
+    corpus = make_corpus(tmp_path / "c")
     sitting = Sitting(corpus)
     slugs = list(sitting.glances)
     for size in ((80, 24), (60, 16), (120, 40)):
@@ -173,7 +172,7 @@ def test_undo_takes_back_the_last_decisions_byte_for_byte(corpus: Path) -> None:
 
 
 def test_reject_asks_a_reason_removes_the_paper_and_undo_brings_it_back(tmp_path: Path) -> None:
-    corpus = small_corpus(tmp_path / "c")
+    corpus = make_corpus(tmp_path / "c")
     slug = next(s for s, where in sorted(Sitting(corpus).book.corpus().listings_of().items())
                 if len(where) > 1)
     keys = Keys(["r", "o", "f", "f", "x", "\x7f", " topic", "\r", "q"])
@@ -191,7 +190,7 @@ def test_reject_asks_a_reason_removes_the_paper_and_undo_brings_it_back(tmp_path
 
 
 def test_a_rejection_undone_or_cancelled_leaves_every_file_as_it_was(tmp_path: Path) -> None:
-    corpus = small_corpus(tmp_path / "c")
+    corpus = make_corpus(tmp_path / "c")
     slug = next(s for s, where in sorted(Sitting(corpus).book.corpus().listings_of().items())
                 if len(where) > 1)
     before = snapshot(corpus)
@@ -207,7 +206,7 @@ def test_a_rejection_undone_or_cancelled_leaves_every_file_as_it_was(tmp_path: P
 
 
 def test_a_rejected_papers_slug_is_not_reviewed_and_says_how_to_bring_it_back(tmp_path: Path) -> None:
-    corpus = small_corpus(tmp_path / "c")
+    corpus = make_corpus(tmp_path / "c")
     slug = sorted(os.listdir(corpus / "papers"))[0][:-5]
     sit(corpus, Keys(["r", "\r", "q"]), slug)
     result = survey("review", slug, "--corpus", str(corpus))

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import ROOT, SEEDS, new_corpus, snapshot, survey
+from conftest import ROOT, SEEDS, make_corpus, snapshot, survey
 
 
 def _item(arxiv: str, title: str, summary: str) -> dict:
@@ -163,7 +163,7 @@ def test_an_enrich_report_that_cannot_be_written_is_one_line(corpus: Path, tmp_p
 
 
 def test_a_curated_listing_imports_whole_under_the_gate(tmp_path: Path) -> None:
-    corpus = new_corpus(tmp_path)
+    corpus = make_corpus(tmp_path / "corpus", "empty")
     result = survey("import", str(SEEDS[0]), "--on-topic", "--corpus", str(corpus))
     assert result.returncode == 0, result.stderr
     listing = yaml.safe_load(next((corpus / "listings").glob("*.yaml")).read_text())

@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, mkdocs_build, plugin_option, small_project
+from conftest import ROOT, make_corpus, make_project, mkdocs_build, plugin_option
 
 from generator.core.errors import SurveyError
 from generator.corpus.store import load_corpus
@@ -114,7 +114,7 @@ def test_the_seed_site_in_parts_has_every_page_once(real_site: Path, tmp_path: P
 def test_the_build_indexes_in_parts_when_told(tmp_path: Path) -> None:
     """`search_part_size` in mkdocs.yml: the build hands the plugin's paper pages and dates to
     the index, which is the one a re-index of the same pages in parts of that size writes."""
-    project = small_project(tmp_path)
+    project = make_project(tmp_path, make_corpus(tmp_path / "small"))
     plugin_option(project, "search_part_size: 8")
     site = mkdocs_build(project)
     parts = json.loads((site / OUTPUT / MANIFEST).read_text())["parts"]

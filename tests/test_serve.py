@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from conftest import mkdocs_build, small_project
+from conftest import make_corpus, make_project, mkdocs_build
 from mkdocs.commands.build import build
 from mkdocs.config import load_config
 
@@ -19,7 +19,7 @@ from mkdocs.config import load_config
 def dirty_rebuild(tmp_path: Path) -> Iterator[tuple[Path, Path, Callable[..., set[str]]]]:
     """A project, its served site, and a rebuild as `mkdocs serve --dirty` does it (one process,
     the plugins kept); the rebuild returns the pages it rendered."""
-    project = small_project(tmp_path)
+    project = make_project(tmp_path, make_corpus(tmp_path / "small"))
     served = tmp_path / "served"
 
     def config() -> object:

@@ -13,7 +13,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from conftest import small_project
+from conftest import make_corpus, make_project
 from test_site import mkdocs_serve, wait_for_page
 
 from generator.adapter.serve_error import MARKER
@@ -31,7 +31,7 @@ def break_yaml(path: Path) -> str:
 
 @pytest.mark.slow
 def test_a_build_still_fails_in_one_line(tmp_path: Path) -> None:
-    project = small_project(tmp_path)
+    project = make_project(tmp_path, make_corpus(tmp_path / "small"))
     break_yaml(project / "corpus" / "papers" / f"{PAPER}.yaml")
     result = subprocess.run([sys.executable, "-m", "mkdocs", "build"], cwd=project,
                             capture_output=True, text=True)
@@ -60,7 +60,7 @@ def error_page(url: str, timeout: float = 300) -> str:
 @pytest.mark.slow
 def test_a_template_error_shows_on_every_page_under_serve(tmp_path: Path) -> None:
     """No browser needed: whatever is asked for answers at once with the template and the line."""
-    project = small_project(tmp_path)
+    project = make_project(tmp_path, make_corpus(tmp_path / "small"))
     template = project / "templates" / "paper.md.j2"
     original = template.read_text(encoding="utf-8")
     log = tmp_path / "serve.log"

@@ -20,11 +20,12 @@ from pathlib import Path
 import pytest
 import yaml
 from bs4 import BeautifulSoup
-from conftest import ROOT, make_project, mkdocs_build, small_project, survey
+from conftest import ROOT, make_corpus, make_project, mkdocs_build, survey
 from linkcheck import check_site
 
 from generator.core.tex import tex_text
 from generator.corpus.store import load_corpus
+from generator.site.entries import shown_date
 from generator.site.parts import PART_SIZE, newest_first
 from generator.site.render import Site
 
@@ -165,8 +166,13 @@ def test_topic_pages_count_and_list_their_papers(real_site: Path) -> None:
             for slug in slugs:
                 paper = CORPUS.papers[slug]
                 item = page.find("a", href=f"{up}papers/{slug}/").find_parent("li")
-                if paper.year:
-                    assert f"({paper.year})" in item.get_text()
+                meta = item.find("span", class_="survey-meta")
+                if paper.date:
+                    assert shown_date(paper.date) in meta.get_text()
+                names = [a.get_text() for a in meta.find_all("a")] if meta else []
+                assert names == paper.authors[:3]
+                if len(paper.authors) > 3:
+                    assert "et al." in meta.get_text()
                 linked = {(path.parent / a["href"]).resolve() for a in item.find_all("a", href=True)}
                 for other in (t for t in paper.topics if t != topic):
                     assert (real_site / "topics" / other).resolve() in linked
@@ -228,8 +234,9 @@ def test_navigation_has_sections_but_no_paper(real_site: Path) -> None:
     assert not any(re.search(r"(^|/)papers/", h) for h in hrefs)
     for topic in [*CORPUS.taxonomy.topic_ids, "other"]:
         assert f"topics/{topic}/" in hrefs
-    for listing in CORPUS.listings:
-        assert f"listings/{listing}/" in hrefs
+    # the listings are one entry; the maintainers' pages come last, in their own section
+    assert "listings/" in hrefs and not any(re.search(r"listings/.", h) for h in hrefs)
+    assert hrefs.index("architecture/") > hrefs.index("contributing/") > hrefs.index("about/")
     assert "tags/" in hrefs and "contributing/" in hrefs and "about/" in hrefs
 
 
@@ -242,7 +249,7 @@ def test_search_index_covers_every_paper_with_its_facets(real_site: Path) -> Non
         page = soup(real_site / "papers" / paper.slug / "index.html")
         body = page.select("[data-pagefind-body]")
         assert [b.name for b in body] == ["h1", "p"] + (["p"] if paper.authors else [])
-        assert body[-1].get_text() == paper.abstract
+        assert body[-1].get_text() == tex_text(paper.abstract)  # the TeX read (issue 34)
         facets = {(f["data-pagefind-filter"], f.get_text()) for f in page.select("[data-pagefind-filter]")}
         names = [CORPUS.taxonomy.topic(t).name for t in paper.topics] or ["Other"]
         assert {("topic", n) for n in names} <= facets
@@ -316,7 +323,7 @@ def test_default_site_names_no_third_party(real_site: Path) -> None:
 @pytest.mark.slow
 def test_with_a_repository_the_edit_link_opens_the_corpus_file(tmp_path: Path) -> None:
     """"Make it yours": repo_url and edit_uri set in mkdocs.yml give every page its edit link."""
-    project = small_project(tmp_path)
+    project = make_project(tmp_path, make_corpus(tmp_path / "small"))
     config = project / "mkdocs.yml"
     text = config.read_text()
     for key in ("repo_url", "repo_name", "edit_uri"):
@@ -406,11 +413,14 @@ def test_corpus_text_is_shown_literally_whatever_the_extensions(tmp_path: Path) 
         page = soup(site / "papers" / slug / "index.html")
         assert content(page).find("h1").get_text() == shown(title)
         assert abstract_of(page) == shown(abstract)
-        assert not page.find(id="abstract").find_next("p").find("a")  # nothing autolinked
+        # Nothing is a link but each whole http(s) URL, to itself ("www.x.org", "a@b.org" are not).
+        links = [(a.get_text(), a["href"]) for a in page.find(id="abstract").find_next("p").find_all("a")]
+        urls = re.findall(r"https?://[^\s<>]+", abstract)
+        assert links == [(u, u) for u in urls] and (len(urls) == 3) == ("https://" in title)
         assert page.title.get_text() == f"{shown(title)} - ML Systems Survey"
         assert topic.find("a", href=f"../../papers/{slug}/").get_text() == shown(title)
         name = hostile_author(title.split(": ", 1)[1])
-        author = content(page).find("strong", string="Authors:").find_next("a")
+        author = content(page).find("p", class_="survey-authors").find("a")
         assert (author.get_text(), author["href"]) == (
             name, "../../search/?author=" + urllib.parse.quote(name, safe="/"))
         assert not page.select("article img, article script, article abbr, article code, "
@@ -421,6 +431,21 @@ def test_corpus_text_is_shown_literally_whatever_the_extensions(tmp_path: Path) 
         text = html.read_text()
         assert "alert(1)</script>" not in text and "onerror=\"alert" not in text
         assert "<script>alert(4)" not in text and "javascript:alert(5)\"" not in text
+
+
+@pytest.mark.slow
+def test_the_lists_link_their_pages_without_directory_urls(tmp_path: Path) -> None:
+    """The entries of a list are HTML whose links are the pages' URLs (templates/_entry.html.j2):
+    with `use_directory_urls: false` they end in .html, and every link of the site resolves."""
+    project = make_project(tmp_path, make_corpus(tmp_path / "small"))
+    config = project / "mkdocs.yml"
+    config.write_text(config.read_text(encoding="utf-8") + "use_directory_urls: false\n", encoding="utf-8")
+    site = mkdocs_build(project)
+    assert check_site(site, base=SITE_PATH) == []
+    entry = content(soup(site / "topics" / "parallelism.html")).select_one("li.survey-entry")
+    assert entry.select_one("a.survey-entry__title")["href"].startswith("../papers/")
+    assert entry.select_one("a.survey-entry__title")["href"].endswith(".html")
+    assert entry.select_one(".survey-meta a")["href"].startswith("../search.html?author=")
 
 
 def test_two_builds_are_byte_identical(real_site: Path, tmp_path: Path) -> None:
@@ -445,7 +470,7 @@ def test_survey_build_writes_the_same_markdown(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_changing_a_corpus_file_changes_the_rebuilt_site(tmp_path: Path) -> None:
-    project = small_project(tmp_path)
+    project = make_project(tmp_path, make_corpus(tmp_path / "small"))
     site = mkdocs_build(project)
     path = project / "corpus" / "papers" / "rewrite-the-stars.yaml"
     path.write_text(path.read_text().replace("Recent studies", "Newer studies", 1))
@@ -505,7 +530,7 @@ def wait_for_page(url: str, text: str, server: subprocess.Popen[bytes], log: Pat
 @pytest.mark.slow
 @pytest.mark.parametrize("flags", [[], ["--dirty"]], ids=["serve", "serve-dirty"])
 def test_mkdocs_serve_rebuilds_when_a_corpus_file_changes(tmp_path: Path, flags: list[str]) -> None:
-    project = small_project(tmp_path)
+    project = make_project(tmp_path, make_corpus(tmp_path / "small"))
     log = tmp_path / "serve.log"
     with mkdocs_serve(project, log, *flags) as (base, server):
         url = base + "papers/rewrite-the-stars/"
@@ -516,7 +541,7 @@ def test_mkdocs_serve_rebuilds_when_a_corpus_file_changes(tmp_path: Path, flags:
 
 
 def test_a_template_error_names_the_template(tmp_path: Path) -> None:
-    project = small_project(tmp_path)
+    project = make_project(tmp_path, make_corpus(tmp_path / "small"))
     template = project / "templates" / "paper.md.j2"
     template.write_text(template.read_text() + "\n{{ paper.no_such_field }}\n")
     result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict"], cwd=project,
@@ -533,7 +558,7 @@ def test_a_template_error_names_the_template(tmp_path: Path) -> None:
     ("exports/papers.csv", "file exports/papers.csv (both are exports/papers.csv)"),
 ])
 def test_a_hand_written_file_may_not_hide_a_generated_one(own: str, generated: str, tmp_path: Path) -> None:
-    project = small_project(tmp_path)
+    project = make_project(tmp_path, make_corpus(tmp_path / "small"))
     (project / "docs" / own).parent.mkdir(parents=True, exist_ok=True)
     (project / "docs" / own).write_text("# Mine\n")
     result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict"], cwd=project,

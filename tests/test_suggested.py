@@ -1,7 +1,7 @@
 """Readers tell a decision from a guess (issue 29, point 4), and topic pages start with a
 sentence for readers (point 5).
 
-One small site (conftest.review_corpus: two papers whose topics a person reviewed, six the
+One small site (conftest.make_corpus's "review": two papers whose topics a person reviewed, six the
 model suggested, one of them hostile), built once for the module with `mkdocs build --strict`
 and read with BeautifulSoup; the schema and the writers of `confidence` in process.
 """
@@ -17,15 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 from bs4 import BeautifulSoup, Tag
-from conftest import (
-    HOSTILE_ABSTRACT,
-    HOSTILE_SLUG,
-    HOSTILE_TITLE,
-    REVIEWED,
-    ROOT,
-    SUGGESTED,
-    review_corpus,
-)
+from conftest import HOSTILE_ABSTRACT, HOSTILE_SLUG, HOSTILE_TITLE, REVIEWED, ROOT, SUGGESTED, make_corpus
 
 from generator.cli.main import main
 from generator.corpus.store import load_corpus, paper_text
@@ -52,33 +44,38 @@ def text(tag: Tag) -> str:
 # --- the paper page -----------------------------------------------------------------------------
 
 
+def chips(page: Tag) -> list[tuple[str, bool]]:
+    """A paper page's topic chips: (text, marked as suggested)."""
+    return [(text(a), "survey-topic--suggested" in a["class"])
+            for a in page.find("p", class_="survey-chips").find_all("a", class_="survey-topic")]
+
+
 def test_a_suggested_topic_says_suggested_with_its_confidence_and_that_no_one_reviewed_it(site: Path) -> None:
     page = article(site, f"papers/{UNSURE}")
-    topics = next(p for p in page.find_all("p") if p.get_text().startswith("Topics:"))
-    assert text(topics) == "Topics: Parallelism ( suggested, confidence 0.62 )"
-    assert topics.find("em").get_text() == "suggested, confidence 0.62"
+    assert chips(page) == [("Parallelism suggested 0.62", True)]
     note = page.find("p", class_="survey-suggested")
     assert note is not None and text(note).startswith(
-        "Not reviewed yet: the topic model suggested this topic, and no person has checked it.")
+        "Not reviewed yet: the topic model suggested this topic, with its confidence from 0 to 1, "
+        "and no person has checked it.")
     assert note.find("a")["href"] == "../../topic-boundaries/#suggested-and-reviewed-topics"
 
 
 def test_a_paper_whose_topics_a_person_reviewed_shows_no_mark(site: Path) -> None:
     for slug in REVIEWED:
         page = article(site, f"papers/{slug}")
-        topics = next(p for p in page.find_all("p") if p.get_text().startswith("Topics:"))
-        assert "suggested" not in topics.get_text() and page.find(class_="survey-suggested") is None
-        assert "suggested" not in page.find(attrs={"data-pagefind-meta": "topics"}).get_text()
+        assert chips(page) and not any(suggested for _, suggested in chips(page))
+        assert "suggested" not in text(page.find("p", class_="survey-chips"))
+        assert page.find(class_="survey-suggested") is None
+        assert "suggested" not in page.find(attrs={"data-pagefind-meta": "entry"}).get_text()
     # among its related papers, the one whose topics the model suggested is marked
     related = article(site, f"papers/{REVIEWED[1]}").find("h2", id="related-papers").find_next_sibling("ul")
     assert [text(li) for li in related.find_all("li")] == [
-        f"{HOSTILE_TITLE} (2025) · Quantization (suggested)"]
+        f"{HOSTILE_TITLE} (2025) · Quantization (suggested 1.00)"]
 
 
 def test_a_suggested_paper_with_no_topic_says_so(site: Path) -> None:
     page = article(site, "papers/algorithms-for-caching-and-mts-with-reduced-number-of")
-    topics = next(p for p in page.find_all("p") if p.get_text().startswith("Topics:"))
-    assert text(topics) == "Topics: Other (none of the four topics: suggested )"
+    assert chips(page) == [("Other suggested", True)]
     assert "suggested no topic" in text(page.find("p", class_="survey-suggested"))
 
 
@@ -90,23 +87,46 @@ def test_the_hostile_paper_shows_its_text_exactly_and_nothing_of_it_runs(site: P
     abstract = page.find("h2", id="abstract").find_next_sibling("p")
     assert abstract.get_text() == HOSTILE_ABSTRACT
     assert page.find("script") is None and page.find("b") is None
-    assert "suggested, confidence 1.00" in text(page)
+    assert chips(page) == [("Quantization suggested 1.00", True)]
 
 
 # --- topic pages, the home page, search and the exports -----------------------------------------
 
 
+def entry_marks(page: Tag) -> dict[str, list[str]]:
+    """Each paper entry of a list page: its paper's slug and the text of its topic chips."""
+    return {li.find("a")["href"].split("/")[-2]: [text(a) for a in li.find_all("a", class_="survey-topic")]
+            for li in page.find_all("li", class_="survey-entry")}
+
+
 def test_a_topic_page_counts_the_reviewed_and_marks_each_suggested_entry(site: Path) -> None:
     page = article(site, "topics/parallelism")
-    assert "1 of 4 reviewed by a person; the others, marked suggested" in text(page)
-    entries = {a["href"].split("/")[-2]: li for li in page.find_all("li")
-               for a in li.find_all("a", limit=1)}
-    assert sorted(entries) == sorted([REVIEWED[0], *(s for s in SUGGESTED if "parallel" in s)])
-    marks = {slug: li.find("em").get_text() if li.find("em") and "suggested" in li.find("em").get_text()
-             else None for slug, li in entries.items()}
-    assert marks == {REVIEWED[0]: None, UNSURE: "suggested, 0.62",
-                     "a-unified-sequence-parallelism-approach-for-long-context": "suggested, 1.00",
-                     "accelerating-feedforward-computation-via-parallel-nonlinear": "suggested, 0.98"}
+    numbers = page.find("p", class_="survey-numbers")
+    assert text(numbers) == "4 papers · 1 reviewed ( only these ) · 3 suggested · BibTeX · Atom feed"
+    assert numbers.find("a", string="only these")["href"] == "../../search/?topic=Parallelism&review=reviewed"
+    assert entry_marks(page) == {
+        REVIEWED[0]: ["Parallelism"], UNSURE: ["Parallelism suggested 0.62"],
+        "a-unified-sequence-parallelism-approach-for-long-context": ["Parallelism suggested 1.00"],
+        "accelerating-feedforward-computation-via-parallel-nonlinear": ["Parallelism suggested 0.98",
+                                                                        "Serving suggested 0.54"]}
+
+
+def test_suggested_is_worded_one_way_on_every_page_and_in_the_search_data(site: Path) -> None:
+    """Topic, tag and home pages, the paper page, its related papers and its search entry: each
+    says a suggested topic as "suggested" and the model's confidence with two decimals."""
+    want = "Parallelism suggested 0.62"
+    assert entry_marks(article(site, "topics/parallelism"))[UNSURE] == [want]
+    paper = load_corpus(ROOT / "corpus").papers[UNSURE]
+    for tag in paper.tags:
+        assert entry_marks(article(site, f"tags/{tag}"))[UNSURE] == [want]
+    assert entry_marks(article(site, ""))[UNSURE] == [want]
+    assert chips(article(site, f"papers/{UNSURE}")) == [(want, True)]
+    data = article(site, f"papers/{UNSURE}").find(attrs={"data-pagefind-meta": "entry"})
+    entry = json.loads(data.get_text())
+    assert entry["suggested"] is True and entry["topics"] == [["parallelism", "Parallelism", "0.62"]]
+    for page in (site / "papers").glob("*/index.html"):
+        shown = text(article(site, f"papers/{page.parent.name}"))
+        assert "topics suggested" not in shown and "suggested," not in shown and "confidence 0" not in shown
 
 
 def test_a_topic_page_opens_with_its_sentence_then_its_papers_the_rule_folded(site: Path) -> None:
@@ -115,21 +135,24 @@ def test_a_topic_page_opens_with_its_sentence_then_its_papers_the_rule_folded(si
         page = article(site, f"topics/{topic.id}")
         first = page.find("h1").find_next_sibling()
         assert (first.name, first["class"], first.get_text()) == ("p", ["survey-summary"], topic.summary)
-        rule = page.find("details", class_="survey-boundary")
-        assert rule is not None and not rule.has_attr("open")  # folded
+        numbers = first.find_next_sibling()
+        assert numbers["class"] == ["survey-numbers"]
+        rule = numbers.find_next_sibling()
+        assert rule.name == "details" and "survey-boundary" in rule["class"]
+        assert not rule.has_attr("open")  # folded
         assert rule.find("p").get_text() == topic.description
-        assert topic.description not in text(first.find_next_sibling("p"))
         listed = page.find("ul")
         assert listed is None or listed.sourceline > rule.sourceline  # the papers after, at once
 
 
 def test_the_home_page_says_what_each_topic_covers_in_its_sentence(site: Path) -> None:
     taxonomy = load_corpus(ROOT / "corpus").taxonomy
-    rows = article(site, "").find("table").find("tbody").find_all("tr")
-    got = {r.find_all("td")[0].get_text(): r.find_all("td")[2].get_text() for r in rows}
+    items = article(site, "").find_all("li", class_="survey-topic-entry")
+    got = {li.find("a").get_text(): li.find("br").next_sibling.strip() for li in items}
     assert got == {**{t.name: t.summary for t in taxonomy.topics},
                    "Other": "Papers on none of the topics above, still part of the survey: their tags say "
                             "what they are about."}
+    assert text(items[0]).startswith("Parallelism · 4 papers · 1 reviewed")
 
 
 def test_each_paper_is_in_the_search_facet_reviewed_or_suggested(site: Path) -> None:
@@ -157,7 +180,7 @@ def test_the_exports_say_whether_a_paper_was_reviewed(site: Path) -> None:
 
 
 def test_confidence_and_summary_are_checked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    corpus = review_corpus(tmp_path)
+    corpus = make_corpus(tmp_path / "corpus", "review")
     path = corpus / "papers" / f"{UNSURE}.yaml"
     good = path.read_text(encoding="utf-8")
     assert "confidence:\n  parallelism: 0.62\n" in good
@@ -183,7 +206,7 @@ def test_confidence_and_summary_are_checked(tmp_path: Path, capsys: pytest.Captu
 
 def test_add_and_classify_write_the_confidence_of_what_they_suggest(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    corpus = review_corpus(tmp_path)
+    corpus = make_corpus(tmp_path / "corpus", "review")
     title, abstract = "Serving LLMs with paged KV caches", (
         "We build an LLM serving system with a paged KV cache and continuous batching that raises "
         "serving throughput 3x at the same latency.")
@@ -221,4 +244,4 @@ def test_serve_renders_a_paper_page_again_when_only_its_confidence_changed() -> 
     surer.confidence = {t: 0.9 for t in unsure.topics}
     corpus.papers[slug] = surer
     second = Site(corpus, ROOT / "templates", cache=cache).pages()[f"papers/{slug}.md"]
-    assert "confidence 0.70" in first and "confidence 0.90" in second
+    assert "suggested 0.70" in first and "suggested 0.90" in second

@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import make_project, small_corpus
+from conftest import make_corpus, make_project
 from mkdocs.config import load_config
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import Files
@@ -18,7 +18,7 @@ from mkdocs.structure.files import Files
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tmp = tmp_path_factory.mktemp("templates")
-    return make_project(tmp, small_corpus(tmp / "corpus", ["rewrite-the-stars"]))
+    return make_project(tmp, make_corpus(tmp / "corpus", "papers", ["rewrite-the-stars"]))
 
 
 def on_files(project: Path, command: str):  # type: ignore[no-untyped-def]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
-from conftest import make_project, mkdocs_build, new_corpus, real_papers
+from conftest import make_corpus, make_project, mkdocs_build, real_papers
 
 from generator.core.tex import Part, bib_text, tex_parts, tex_text
 from generator.corpus.model import Paper
@@ -124,7 +124,7 @@ MATH_SHOWN = ("We reach 2.5× speedups (i.e., 5.18× less time) on 12% of ~ 100 
 
 
 def math_corpus(tmp: Path) -> Path:
-    corpus = new_corpus(tmp)
+    corpus = make_corpus(tmp / "corpus", "empty")
     (corpus / "papers").mkdir()
     paper = Paper(slug="math-paper", title=MATH_TITLE, abstract=MATH_ABSTRACT, topics=["kernels"],
                   tags=["cuda"], date="2025-01-02", added="2026-11-28")

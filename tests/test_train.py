@@ -9,11 +9,12 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import ROOT, new_corpus, review_corpus, survey
+from conftest import ROOT, make_corpus, survey
 
 from generator.classify.quality import Doc
 from generator.classify.suggest import suggest
-from generator.classify.training import Rejected, training_set
+from generator.classify.training import training_set
+from generator.corpus.rejected import Rejected
 from generator.corpus.store import load_corpus, paper_text
 
 TOPICS = ("parallelism", "quantization", "serving", "kernels")
@@ -21,7 +22,7 @@ TOPICS = ("parallelism", "quantization", "serving", "kernels")
 
 def decided_corpus(tmp: Path, n: int = 48) -> Path:
     """The first n papers of the committed corpus that have a topic, and 12 without, as reviewed."""
-    corpus = new_corpus(tmp)
+    corpus = make_corpus(tmp / "corpus", "empty")
     (corpus / "papers").mkdir()
     real = load_corpus(ROOT / "corpus").sorted_papers()
     chosen = [p for p in real if p.topics][:n] + [p for p in real if not p.topics][:12]
@@ -45,8 +46,10 @@ def test_the_corpus_decisions_join_the_labels_and_a_held_out_paper_is_never_one(
                 doc(tune.slug, ("kernels",), "tune"),  # the curator's decision wins over the label
                 doc("2401.00001", ("serving",), "tune", "other"),
                 doc("2401.00002", (), "heldout", "other")]
-    data = training_set(corpus, labelled, [Rejected("2401.00003", "Radio astronomy pipelines"),
-                                           Rejected("2401.00002", "a held-out paper rejected")])
+    corpus.rejected = [Rejected("radio", "Radio astronomy pipelines", "Radio telescopes.", "2026-11-28",
+                                "2401.00003"),
+                       Rejected("held", "A held-out paper rejected", "Rejected.", "2026-11-28", "2401.00002")]
+    data = training_set(corpus, labelled)
     keys = [e.key for e in data.examples]
     assert keys[:2] == [tune.slug, "2401.00001"]  # the labels' order first
     assert held.slug not in keys and undecided.slug not in keys and data.held_out == 2
@@ -186,7 +189,7 @@ def test_doubt_is_written_with_the_suggestion_dropped_by_a_decision_and_checked(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from generator.cli.main import main
 
-    corpus = review_corpus(tmp_path)
+    corpus = make_corpus(tmp_path / "corpus", "review")
     assert main(["add", "--title", "Serving LLMs with paged KV caches", "--abstract",
                  "An LLM serving system with a paged KV cache that raises throughput 3x.",
                  "--corpus", str(corpus)]) == 0
@@ -209,3 +212,21 @@ def test_doubt_is_written_with_the_suggestion_dropped_by_a_decision_and_checked(
     decisions.write_text(yaml.safe_dump([{"slug": path.stem, "topics": ["serving"]}]), encoding="utf-8")
     assert main(["review", "--apply", str(decisions), "--corpus", str(corpus)]) == 0
     assert "doubt" not in yaml.safe_load(path.read_text(encoding="utf-8"))
+
+
+def test_a_rejected_paper_teaches_the_model_it_is_out_of_scope(tmp_path: Path) -> None:
+    """Issue 37: "not in this survey's scope" is learnt from corpus/rejected.yaml."""
+    from generator.corpus.rejected import REJECTED_FILE, rejected_text
+
+    corpus = decided_corpus(tmp_path)
+    title = "Distributed radio astronomy pipelines on GPU clusters"
+    abstract = "We process radio telescope data with a distributed pipeline on GPU clusters of many nodes."
+    assert survey("train", "--no-labels", "--corpus", str(corpus)).returncode == 0
+    before = confidence(corpus, title, abstract, "parallelism")
+    rejected = [Rejected(f"radio-{i}", f"{title} {i}", abstract, "2026-11-28") for i in range(8)]
+    (corpus / REJECTED_FILE).write_text(rejected_text(rejected), encoding="utf-8")
+    assert survey("check", "--corpus", str(corpus)).returncode == 0
+    result = survey("train", "--no-labels", "--corpus", str(corpus))
+    assert result.returncode == 0, result.stderr
+    assert "68 papers (60 reviewed papers of the corpus and 8 rejected papers)" in result.stdout
+    assert confidence(corpus, title, abstract, "parallelism") < before - 0.2

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import ROOT, counted, small_corpus, snapshot, survey
+from conftest import ROOT, counted, make_corpus, snapshot, survey
 
 from generator.core.errors import SurveyError
 from generator.corpus.store import load_corpus
@@ -66,7 +66,7 @@ def copy(corpus: Path, to: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def small(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return small_corpus(tmp_path_factory.mktemp("small") / "corpus")
+    return make_corpus(tmp_path_factory.mktemp("small") / "corpus")
 
 
 MERGED = 3  # papers of the small corpus the feed also holds: their files change

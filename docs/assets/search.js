@@ -136,15 +136,102 @@
     return out;
   }
 
-  function resultItem(data, className) {
-    var li = el("li", className);
-    var link = el("a", className + "__link");
+  // A paper's entry, as its page gave it to the index (the `entry` meta: generator/site/entries.py):
+  // authors (the first three, and `more`), date, venue, code, topics ([id, name, confidence]),
+  // `suggested` when no person reviewed them, tags ([id, name]). Hand-written pages have none.
+  function entryOf(data) {
+    try { return JSON.parse(data.meta.entry || "{}"); } catch (e) { return {}; }
+  }
+
+  function authorUrl(name) { return new URL("search/?author=" + encodeURIComponent(name), root).href; }
+
+  // "Serving suggested 0.85": the one wording of every page for a topic no person reviewed.
+  function topicWords(entry, topic) {
+    return entry.suggested ? "suggested" + (topic[2] ? " " + topic[2] : "") : "";
+  }
+
+  // The line under the title: authors, then date and venue. With links on the search page; as
+  // text in the header's box, whose results are each one link.
+  function metaLine(entry, withLinks) {
+    var line = el("p", "survey-result__facts");
+    (entry.authors || []).forEach(function (name, i) {
+      if (i) line.appendChild(document.createTextNode(", "));
+      if (withLinks) {
+        var a = el("a", "", name);
+        a.href = authorUrl(name);
+        line.appendChild(a);
+      } else line.appendChild(document.createTextNode(name));
+    });
+    var rest = (entry.more ? " et al." : "");
+    [entry.date, entry.venue].forEach(function (part) {
+      if (part) rest += (rest || (entry.authors || []).length ? " · " : "") + part;
+    });
+    line.appendChild(document.createTextNode(rest));
+    return line;
+  }
+
+  function chip(text, mark, href, className) {
+    var a = el("a", "md-tag " + className, text);
+    if (mark) { a.appendChild(document.createTextNode(" ")); a.appendChild(el("small", "", mark)); }
+    a.href = new URL(href, root).href;
+    return a;
+  }
+
+  // A result on the search page: the same entry as the lists' (templates/_entry.md.j2), then the
+  // words the query matched.
+  function resultItem(data) {
+    var entry = entryOf(data);
+    var li = el("li", "survey-result");
+    var article = el("article", "survey-result__article md-typeset");
+    var title = el("h3", "survey-result__title");
+    var link = el("a", "survey-result__link", data.meta.title || data.url);
     link.href = data.url;
-    var article = el("article", className + "__article md-typeset");
-    article.appendChild(el("h3", className + "__title", data.meta.title || data.url));
-    var facts = [data.meta.topics, data.meta.year].filter(Boolean).join(" · ");
-    if (facts) article.appendChild(el("p", className + "__facts", facts));
-    var teaser = el("p", className + "__teaser");
+    title.appendChild(link);
+    if (entry.code) {
+      var code = el("a", "survey-code", "Code");
+      code.href = entry.code;
+      title.appendChild(code);
+    }
+    article.appendChild(title);
+    if ((entry.authors || []).length || entry.date || entry.venue) article.appendChild(metaLine(entry, true));
+    var chips = el("p", "survey-result__chips");
+    (entry.topics || []).forEach(function (topic) {
+      chips.appendChild(chip(topic[1], topicWords(entry, topic), "topics/" + topic[0] + "/",
+                             "survey-topic" + (entry.suggested ? " survey-topic--suggested" : "")));
+      chips.appendChild(document.createTextNode(" "));
+    });
+    (entry.tags || []).forEach(function (tag) {
+      chips.appendChild(chip(tag[1], "", "tags/" + tag[0] + "/", ""));
+      chips.appendChild(document.createTextNode(" "));
+    });
+    if (chips.childNodes.length) article.appendChild(chips);
+    var teaser = el("p", "survey-result__teaser");
+    teaser.appendChild(excerpt(data.excerpt || ""));
+    article.appendChild(teaser);
+    li.appendChild(article);
+    return li;
+  }
+
+  // A result in the header's box: one link (an option of its list box), with the entry's title,
+  // its authors, date and venue, its topics as words, and the matched words.
+  function quickItem(data) {
+    var entry = entryOf(data);
+    var li = el("li", "md-search-result__item");
+    var link = el("a", "md-search-result__link");
+    link.href = data.url;
+    var article = el("article", "md-search-result__article md-typeset");
+    article.appendChild(el("h3", "md-search-result__item__title", data.meta.title || data.url));
+    if ((entry.authors || []).length || entry.date || entry.venue) {
+      var meta = metaLine(entry, false);
+      meta.className = "md-search-result__item__facts";
+      article.appendChild(meta);
+    }
+    var topics = (entry.topics || []).map(function (topic) {
+      var words = topicWords(entry, topic);
+      return topic[1] + (words ? " (" + words + ")" : "");
+    }).join(", ");
+    if (topics) article.appendChild(el("p", "md-search-result__item__facts", topics));
+    var teaser = el("p", "md-search-result__item__teaser");
     teaser.appendChild(excerpt(data.excerpt || ""));
     article.appendChild(teaser);
     link.appendChild(article);
@@ -208,8 +295,7 @@
       list.insertBefore(slot, more);
       result.data().then(function (d) {
         if (ticket !== asked) return;
-        var li = resultItem(d, "md-search-result__item");
-        li.firstChild.className = "md-search-result__link";
+        var li = quickItem(d);
         li.firstChild.setAttribute("role", "option");
         li.firstChild.tabIndex = -1;
         li.setAttribute("role", "none");
@@ -365,10 +451,23 @@
     var results = app.querySelector(".survey-search__results");
     var state = pageState();
     var shown = PAGE, ticket = 0, drawing = 0;
+    var best = sort.querySelector("option[value='']");
+    var summary = app.querySelector(".survey-search__filters > summary");
     query.value = state.q;
-    sort.value = state.sort;
     // On a phone the filters fold away above the results, and open with a tap.
     if (window.matchMedia("(max-width: 44.9375em)").matches) app.querySelector("details").open = false;
+
+    // The order box says the order the results are in: with no words there is nothing to match,
+    // and the results are newest first ("Best match" is then not a choice). The Filters box says
+    // how many filters are on, folded or not.
+    function showState() {
+      var words = state.q.trim();
+      best.disabled = !words;
+      sort.value = words ? state.sort : "newest";
+      var on = 0;
+      Object.keys(state.filters).forEach(function (k) { on += state.filters[k].length; });
+      summary.textContent = on ? "Filters (" + on + " on)" : "Filters";
+    }
 
     function renderFacets(counts, all) {
       facets.replaceChildren();
@@ -430,13 +529,14 @@
           results.replaceChildren();
           var what = (n === 1 ? "1 paper" : n + " papers") + (view.waiting ? " so far" : "");
           if (state.filters.author) what += " by " + state.filters.author.join(" or ");
-          var status = words ? what + " match " + JSON.stringify(words) : what + ", newest first";
+          var status = words ? what + " match " + JSON.stringify(words) + (state.sort === "newest" ? ", newest first" : "")
+            : what + ", newest first";
           if (view.waiting) {
             status += " (searching " + view.waiting + " more part" + (view.waiting > 1 ? "s" : "") + " of the index…)";
           }
           results.appendChild(el("p", "survey-search__status", status));
           var ol = el("ol", "survey-search__list");
-          items.forEach(function (d) { ol.appendChild(resultItem(d, "survey-result")); });
+          items.forEach(function (d) { ol.appendChild(resultItem(d)); });
           results.appendChild(ol);
           if (n > shown) {
             var more = el("button", "md-button survey-search__more", "Show " + Math.min(PAGE, n - shown) + " more");
@@ -463,12 +563,30 @@
     var topics = JSON.parse(app.getAttribute("data-topics") || "[]");
     var facetValues = null;  // every facet's values, once Pagefind has loaded all the filter chunks
 
-    function searchOptions(words) {
+    function searchOptions(words, leaveOut) {
       var options = { filters: {} };
-      Object.keys(state.filters).forEach(function (k) { options.filters[k] = { any: state.filters[k] }; });
+      Object.keys(state.filters).forEach(function (k) {
+        if (k !== leaveOut) options.filters[k] = { any: state.filters[k] };
+      });
       if (!options.filters.topic && topics.length) options.filters.topic = { any: topics };
       if (state.sort === "newest" || !words) options.sort = { date: "desc" };
       return options;
+    }
+
+    // Pagefind counts each value under every filter that is on, so a facet with a ticked value
+    // would count its other values as 0 and hide them ("reviewed" vanished once "suggested" was
+    // ticked). A ticked facet's values are counted again without its own filter: what ticking
+    // one more would add. One search more (in each part) per ticked facet.
+    function countTicked(every, keep, alive, words, counts) {
+      var ticked = Object.keys(state.filters);
+      return ticked.reduce(function (done, name) {
+        return done.then(function () {
+          var without = searchOptions(words, name);
+          return searchParts(every, keep, alive, words || null, without, function () {}).then(function (counted) {
+            counts[name] = sumFilters(counted.map(function (c) { return c.filters; }))[name] || {};
+          });
+        });
+      }, Promise.resolve()).then(function () { return counts; });
     }
 
     // The results first: they need only the chunks of the words and of the chosen filters, and
@@ -483,6 +601,7 @@
       var answers = [], parts = knownParts || 1, byDate = options.sort !== undefined;
       var draw = function () { return renderResults(merged(answers, parts, byDate), words); };
       if (push) history.replaceState(history.state, "", stateUrl(state));
+      showState();
       pagefind().then(function (pf) {
         return pf.search(words || null, options).then(function (search) {
           if (!alive()) throw new Stale();
@@ -502,10 +621,7 @@
                 draw();
               });
             }).then(function () {
-              if (all) {
-                renderFacets(sumFilters(answers.map(function (a) { return a.filters; })), all);
-                return null;
-              }
+              if (all) return countTicked(every, keep, alive, words, sumFilters(answers.map(function (a) { return a.filters; })));
               return drawn.then(function () {
                 if (!alive()) throw new Stale();
                 return Promise.all(every.map(function (part) { return part.filters(); }));
@@ -513,8 +629,10 @@
                 facetValues = sumFilters(values);
                 return searchParts(every, keep, alive, words || null, options, function () {});
               }).then(function (counted) {
-                if (alive()) renderFacets(sumFilters(counted.map(function (c) { return c.filters; })), facetValues);
+                return countTicked(every, keep, alive, words, sumFilters(counted.map(function (c) { return c.filters; })));
               });
+            }).then(function (counts) {
+              if (alive()) renderFacets(counts, facetValues);
             });
           });
         });

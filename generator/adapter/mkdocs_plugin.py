@@ -11,9 +11,12 @@ import ctypes
 import gc
 import logging
 import os
+import posixpath
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import urljoin
 
 from mkdocs.config import config_options as opt
 from mkdocs.config.base import Config
@@ -138,7 +141,8 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
         try:
             site = Site(corpus, Path(self.templates_dir), site_url=config.site_url or "",
                         cache=self.incremental.render if self.incremental else None,
-                        site_name=config.site_name)
+                        site_name=config.site_name, edit_url=_edit_url(config),
+                        directory_urls=config.use_directory_urls)
             site.compile_templates()
             pages, others = site.pages(), site.files()
             page_paths, other_paths = sorted(pages, key=page_order), sorted(others)
@@ -274,6 +278,22 @@ def _refuse_hidden(files: Files, generated: list[GeneratedFile]) -> None:
             kind = "page" if file.is_documentation_page() else "file"
             raise PluginError(f"survey: docs/{own.src_uri} would hide the generated {kind} "
                               f"{file.src_uri} (both are {file.dest_uri}); rename or remove it")
+
+
+def _edit_url(config: MkDocsConfig) -> Callable[[str], str] | None:
+    """The address that edits a file of the repository (a path from its root), as MkDocs makes a
+    page's edit_url from repo_url and edit_uri (or edit_uri_template), which point into docs/;
+    None when mkdocs.yml names no repository."""
+    repo, uri, template = config.repo_url, config.edit_uri, config.edit_uri_template
+    if not repo or not (uri or template):
+        return None
+    base = repo if repo.endswith("/") else repo + "/"
+
+    def url(path: str) -> str:
+        src = "../" + path
+        edit = template.format(path=src, path_noext=posixpath.splitext(src)[0]) if template else f"{uri}{src}"
+        return urljoin(base, edit)
+    return url
 
 
 def _release_pages(files: Files) -> None:

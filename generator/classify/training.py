@@ -14,7 +14,7 @@ of labelled papers that only seem not to have it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..corpus.model import Paper
@@ -34,15 +34,6 @@ class Example:
     origin: str  # "corpus", "rejected", or a labels file's name
 
 
-@dataclass(frozen=True)
-class Rejected:
-    """A paper the curator took out of the survey, as the rejected-papers file keeps it."""
-
-    key: str  # its arXiv id, else its title
-    title: str
-    abstract: str = ""  # the rejected file may keep only the title: the title alone is still evidence
-
-
 @dataclass
 class TrainingSet:
     examples: list[Example]
@@ -53,10 +44,10 @@ class TrainingSet:
         return sum(e.origin == origin for e in self.examples)
 
 
-def training_set(corpus: Corpus, labelled: Sequence[Doc], rejected: Iterable[Rejected] = ()) -> TrainingSet:
+def training_set(corpus: Corpus, labelled: Sequence[Doc]) -> TrainingSet:
     """The examples in a fixed order: the labels files' tune papers as listed (a paper the corpus
     has decided takes the corpus's topics), then the corpus's other decisions by slug, then the
-    rejected papers by key. The same corpus and labels give the same model."""
+    rejected papers (corpus/rejected.yaml) by slug. The same corpus and labels give the same model."""
     held = {d.key for d in labelled if d.split == "heldout"}
     decisions = {}
     left_out = 0
@@ -85,12 +76,13 @@ def training_set(corpus: Corpus, labelled: Sequence[Doc], rejected: Iterable[Rej
         out.append(Example(d.key, d.title, d.abstract, d.gold, known.get(d.source), d.source))
     out += [_decision(p) for slug, p in decisions.items() if slug not in used]
     seen = {e.key for e in out} | {p.arxiv for p in decisions.values() if p.arxiv}
-    for r in sorted(rejected, key=lambda r: r.key):
-        if r.key in held:
+    for r in sorted(corpus.rejected, key=lambda r: r.slug):
+        keys = {k for k in (r.slug, r.arxiv) if k}
+        if keys & held:
             left_out += 1
-        elif r.key not in seen:
-            seen.add(r.key)
-            out.append(Example(r.key, r.title, r.abstract, (), None, "rejected"))
+        elif not keys & seen:
+            seen |= keys
+            out.append(Example(r.arxiv or r.slug, r.title, r.abstract, (), None, "rejected"))
     return TrainingSet(out, left_out, counts)
 
 

@@ -7,6 +7,7 @@ import copy
 from pathlib import Path
 
 from ..core.errors import SurveyError
+from ..core.tex import tex_text
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
@@ -22,7 +23,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         raise SurveyError(f"no paper with the slug {args.slug!r} in {args.corpus}{hint}")
     suggestion = suggest(corpus.taxonomy, paper.title, paper.abstract)
-    print(f"{paper.slug}: {paper.title}")
+    print(f"{paper.slug}: {tex_text(paper.title)}")
     print(f"topics: {', '.join(paper.topics) or '(none)'}; tags: {', '.join(paper.tags) or '(none)'}"
           + (f"; curated: {', '.join(paper.curated)}" if paper.curated else ""))
     lines = explain_lines(suggestion, paper.topics, paper.tags)

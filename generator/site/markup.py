@@ -19,6 +19,7 @@ from __future__ import annotations
 import html
 import re
 import string
+from collections.abc import Callable
 from urllib.parse import quote
 
 from markupsafe import Markup
@@ -104,6 +105,48 @@ def external_url(url: str) -> Markup:
     or quotes left that could end the target early."""
     safe = quote(url, safe="/:?#&=%+.,~-@;!$*_'")
     return Markup(safe.replace("'", "%27").replace("*", "%2A").replace("_", "%5F"))
+
+
+# A whole http(s) URL in running text: up to a space or a character no URL holds raw (RFC 3986;
+# a real abstract has "https://github.com/x/y{this url}", a TeX link's remains). What closes a
+# sentence or a bracket after it is not part of it (`_TRAILING`).
+_URL = re.compile(r"https?://[^\s<>\"'`\\{}|^]+")
+_TRAILING = re.compile(r"[.,;:!?*]+\Z")
+
+
+def _url_end(url: str) -> str:
+    """The URL without what follows it in the sentence: closing punctuation, and a closing
+    bracket it did not open ('(see https://x.org/a)')."""
+    while True:
+        url = _TRAILING.sub("", url)
+        for close, open_ in ((")", "("), ("]", "["), ("}", "{")):
+            if url.endswith(close) and url.count(close) > url.count(open_):
+                url = url[:-1]
+                break
+        else:
+            return url
+
+
+def linked_text(text: str, render: Callable[[str], str] = md_text) -> Markup:
+    """Text shown literally (each piece through `render`), with every whole http(s) URL in it a
+    link to itself: the link's text is rendered as the rest, its target made safe by
+    `external_url`; nothing else of the text can become a link."""
+    out, at = [], 0
+    for match in _URL.finditer(text):
+        url = _url_end(match.group())
+        if url.endswith("://"):  # no address after the scheme
+            continue
+        start = match.start()
+        out.append(render(text[at:start]))
+        out.append(f"[{render(url)}]({external_url(url)})")
+        at = start + len(url)
+    out.append(render(text[at:]))
+    return Markup("".join(out))
+
+
+def href(url: str) -> Markup:
+    """An http(s) URL as an HTML attribute's value (`external_url`, its `&` written `&amp;`)."""
+    return Markup(html.escape(str(external_url(url)), quote=True))
 
 
 def html_attr(text: str) -> str:

@@ -15,6 +15,7 @@ import functools
 import html
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from typing import Any
 
 from markupsafe import Markup
@@ -88,14 +89,15 @@ def _converter() -> Any:
     return latex2mathml.converter
 
 
-def tex_markup(text: str) -> Markup:
+def tex_markup(text: str, render: Callable[[str], str] = md_text) -> Markup:
     """A title or an abstract for a page (the `tex` filter of the templates): its text shown
-    literally (`md_text`), its TeX read (`core.tex`), its math as MathML."""
+    literally (`md_text`, or `render`: markup.linked_text also links its URLs), its TeX read
+    (`core.tex`), its math as MathML."""
     out = []
     for part in tex_parts(text):
         if part.math:
             made = mathml(part.text, part.display)
             out.append(made if made is not None else md_text(math_text(part.text)))
         else:
-            out.append(md_text(part.text))
+            out.append(render(part.text))
     return Markup("".join(out))

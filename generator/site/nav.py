@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ..corpus.model import Listing
 from ..corpus.store import Corpus
 from ..corpus.taxonomy import Topic
 
@@ -17,14 +16,14 @@ class NavItem:
     children: tuple[NavItem, ...] = ()
 
 
-def navigation(topics: list[Topic], listings: list[Listing]) -> list[NavItem]:
+def navigation(topics: list[Topic]) -> list[NavItem]:
     return [
         NavItem("Home", "index.md"),
         NavItem("Topics", None, (NavItem("All topics", "topics/index.md"),
                                  *(NavItem(t.name, f"topics/{t.id}.md") for t in topics))),
-        NavItem("Listings", None, (
-            NavItem("All listings", "listings/index.md"),
-            *(NavItem(li.name, f"listings/{li.slug}.md") for li in listings))),
+        # One entry for the listings: their names ("HF Papers, Mar 14") tell a reader little,
+        # and every listing in the sidebar of every page was bytes on every page.
+        NavItem("Listings", "listings/index.md"),
         NavItem("Tags", "tags/index.md"),
         NavItem("Statistics", "statistics.md"),
     ]

@@ -11,9 +11,9 @@ import posixpath
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
-from ..corpus.model import Paper
+from ..corpus.model import Listing, Paper
 
 PART_SIZE = 100
 T = TypeVar("T")
@@ -81,6 +81,23 @@ def relative(from_path: str, to_path: str) -> str:
     return posixpath.relpath(to_path, posixpath.dirname(from_path) or ".")
 
 
+def page_url(path: str, directory_urls: bool = True) -> str:
+    """The URL, from the site's root, that MkDocs gives the page of a Markdown path:
+    'topics/serving.md' is 'topics/serving/', 'topics/index.md' 'topics/' and 'index.md' '';
+    without directory URLs, 'topics/serving.html'."""
+    base = path.removesuffix(".md")
+    if not directory_urls:
+        return base + ".html"
+    if base == "index":
+        return ""
+    return base.removesuffix("index") if base.endswith("/index") else base + "/"
+
+
+def root_of(path: str, directory_urls: bool = True) -> str:
+    """From the page of a Markdown path up to the site's root, as a relative URL ('../../')."""
+    return "../" * page_url(path, directory_urls).count("/")
+
+
 @dataclass(frozen=True)
 class Link:
     label: str
@@ -141,3 +158,30 @@ def _pager(current: int, total: int, link: Callable[[int], str]) -> list[Link]:
 
 def entry_part(position: int, size: int = PART_SIZE) -> int:
     return (position - 1) // size + 1
+
+
+def entry_link(from_path: str, listing: Listing, position: int) -> str:
+    """A link from a page to one entry of a listing, on the part of the listing that holds it."""
+    target = part_path(f"listings/{listing.slug}", entry_part(position))
+    return f"{relative(from_path, target)}#entry-{position}"
+
+
+def listing_rows(listing: Listing, papers: dict[str, Paper],
+                 listings_of: dict[str, list[tuple[Listing, int]]],
+                 directory_urls: bool = True) -> list[dict[str, Any]]:
+    """Each entry of a listing: its position, the entry, its paper and the paper's other entries,
+    each with the URL that leads to it from this entry's part (the entries are HTML)."""
+    rows = []
+    for position, entry in enumerate(listing.entries, 1):
+        here = part_path(f"listings/{listing.slug}", entry_part(position))
+        root = root_of(here, directory_urls)
+        elsewhere = []
+        for li, pos in listings_of.get(entry.paper, []):
+            if li.slug == listing.slug and pos == position:
+                continue
+            there = part_path(f"listings/{li.slug}", entry_part(pos))
+            url = "" if there == here else root + page_url(there, directory_urls)
+            elsewhere.append((li, pos, f"{url}#entry-{pos}"))
+        rows.append({"position": position, "entry": entry, "paper": papers[entry.paper],
+                     "elsewhere": elsewhere})
+    return rows

@@ -19,21 +19,37 @@ from markupsafe import Markup
 from ..core.settings import DEFAULT_NAME
 from ..core.tex import tex_text
 from ..core.text import first_sentence
-from ..corpus.export import bib_file, bibtex, bibtex_keys, to_csv, to_json
+from ..corpus.export import bibtex, bibtex_keys
 from ..corpus.model import Listing, Paper
 from ..corpus.store import Corpus
 from ..corpus.taxonomy import OTHER, Tag, Topic
-from .feeds import atom_feed
+from . import entries
+from .files import file_jobs
 from .frontmatter import front_matter
-from .markup import external_url, finalize, html_attr, trusted
+from .markup import external_url, finalize, href, html_attr, linked_text, trusted
 from .mathml import tex_markup
 from .nav import NavItem, edit_targets, nav_paths, navigation
-from .parts import entry_part, orders_for, part_path, relative, sort_papers, split, title_order
+from .parts import (
+    entry_link,
+    listing_rows,
+    orders_for,
+    page_url,
+    part_path,
+    relative,
+    root_of,
+    sort_papers,
+    split,
+    title_order,
+)
 from .reuse import RenderCache, Reuse
 from .stats import statistics
+from .timeline import chart as timeline_chart
+from .timeline import timeline
 
 if TYPE_CHECKING:
     pass
+
+LATEST = 10  # the papers the home page shows as new
 
 OTHER_TOPIC = Topic(
     id=OTHER, name="Other",
@@ -47,8 +63,15 @@ OTHER_TOPIC = Topic(
 
 class Site:
     def __init__(self, corpus: Corpus, templates: Path, site_url: str = "",
-                 site_name: str = DEFAULT_NAME, cache: RenderCache | None = None) -> None:
+                 site_name: str = DEFAULT_NAME, cache: RenderCache | None = None,
+                 edit_url: Callable[[str], str] | None = None, directory_urls: bool = True) -> None:
         self.corpus = corpus
+        # What MkDocs's use_directory_urls makes of a page's URL: the lists' entries are HTML
+        # (templates/_entry.html.j2), whose links are URLs, not Markdown paths MkDocs rewrites.
+        self.directory_urls = directory_urls
+        # The address that edits a file of the repository ('corpus/papers/x.yaml'), when
+        # mkdocs.yml names the repository: a paper page's "Edit this file".
+        self.edit_url = edit_url
         self.cache = cache
         self.templates = templates
         self.name = site_name
@@ -70,10 +93,14 @@ class Site:
                 cache.envs[str(templates)] = env
         self.env = env
         # tex: a title or an abstract shown in a page, its TeX read and its math as MathML;
-        # tex_text: the same as plain text, for a page's title and description (core/tex.py).
+        # tex_text: the same as plain text, for a page's title and description (core/tex.py);
+        # linked: an abstract as `tex` shows it, with each whole http(s) URL of its text a link.
         self.env.filters.update(first_sentence=first_sentence, url=external_url, trusted=trusted,
-                                tex=tex_markup, tex_text=tex_text)
-        self.env.globals.update(front_matter=self._front_matter, search_url=_search_url)
+                                tex=tex_markup, tex_text=tex_text, shown_date=entries.shown_date,
+                                linked=partial(tex_markup, render=linked_text), href=href)
+        self.env.globals.update(front_matter=self._front_matter, search_url=_search_url,
+                                shown_authors=entries.shown_authors, venue=entries.venue,
+                                confidence=entries.confidence, search_entry=self._search_entry)
         tax = corpus.taxonomy
         self.topics: list[Topic] = [*tax.topics, OTHER_TOPIC]
         self._topic_names: dict[str, str] = {}
@@ -102,8 +129,8 @@ class Site:
         # A topic page says how many of its papers a person has reviewed, on every part.
         self.reviewed: dict[str, int] = {t: sum(p.topics_reviewed for p in papers)
                                          for t, papers in self.by_topic.items()}
-        self._items: dict[tuple[str, str | None], str] = {}
-        self._parts: Any = None  # _parts.md.j2, for its item macro
+        self._entries: dict[str, str] = {}
+        self._entry_macros: Any = None  # _entry.md.j2, for its entry macro
         self._paper_template: jinja2.Template | None = None
         # Each citable paper's BibTeX entry, made once (a paper is cited on its page and in
         # several .bib files); under serve kept across builds while the paper and its key are.
@@ -141,14 +168,15 @@ class Site:
         """Every page's path and what renders it, in `page_order`."""
         jobs: list[tuple[str, Callable[[], str]]] = []
         render = self._render
-        jobs.append(("index.md", partial(render, "home.md.j2", home=True)))
+        jobs.append(("index.md", lambda: render("home.md.j2", latest=entries.latest(self.papers, LATEST))))
         jobs.append(("topics/index.md", partial(render, "topics.md.j2")))
         for topic in self.topics:
-            jobs += self._paper_list("topic.md.j2", f"topics/{topic.id}", self.by_topic[topic.id],
-                                     topic=topic)
+            papers = self.by_topic[topic.id]
+            jobs += self._paper_list("topic.md.j2", f"topics/{topic.id}", papers, topic=topic,
+                                     chart=self._timeline([(topic.name, papers)]))
         jobs.append(("listings/index.md", partial(render, "listings.md.j2")))
         for listing in self.listings:
-            rows = self._listing_rows(listing)
+            rows = listing_rows(listing, self.corpus.papers, self.listings_of, self.directory_urls)
             # What every part says of the whole listing, counted once rather than on each part.
             shared = sum(1 for r in rows if r["elsewhere"])
             citable = self.citable(self._listed_papers(rows))
@@ -170,6 +198,22 @@ class Site:
         jobs.sort(key=lambda job: page_order(job[0]))
         return jobs
 
+    @staticmethod
+    def _timeline(series: list[tuple[str, list[Paper]]]) -> Markup | None:
+        data = timeline(series)
+        return None if data is None else trusted(timeline_chart(data))
+
+    def _search_entry(self, paper: Paper) -> str:
+        return entries.search_entry(paper, self.topic_name, lambda t: self.tags[t].name, OTHER)
+
+    def url(self, path: str) -> str:
+        """The URL of the page of a Markdown path, from the site's root."""
+        return page_url(path, self.directory_urls)
+
+    def root(self, path: str) -> str:
+        """From the page of a Markdown path to the site's root, as a relative URL."""
+        return root_of(path, self.directory_urls)
+
     def _paper_page(self, paper: Paper) -> str:
         listed = self.listings_of.get(paper.slug, [])
         related = [self.corpus.papers[s] for s in self.related.get(paper.slug, [])]
@@ -182,7 +226,7 @@ class Site:
             template = self._paper_template = self.env.get_template("paper.md.j2")
         return template.render(
             self._context(), paper=paper, related=related, bibtex=self.bibtex(paper),
-            listed=[(li, pos, self.entry_link(f"papers/{paper.slug}.md", li, pos)) for li, pos in listed])
+            listed=[(li, pos, entry_link(f"papers/{paper.slug}.md", li, pos)) for li, pos in listed])
 
     @staticmethod
     def _listed_papers(rows: list[dict[str, Any]]) -> list[Paper]:
@@ -200,21 +244,19 @@ class Site:
             hit = self._bibtex[paper.slug] = (made_from, bibtex(paper, key) or "")
         return hit[1]
 
-    def item(self, paper: Paper, current_topic: str | None, prefix: str) -> Markup:
-        """One paper's entry in a topic or tag list: `_parts.md.j2`'s `item` macro.
+    def entry(self, paper: Paper, root: str) -> Markup:
+        """One paper's entry in a list: `_entry.html.j2`'s `entry` macro.
 
         A paper is listed some eight times (each topic and tag, in two orders, on parts at
-        different depths), always the same but for the links' prefix: the macro is rendered
-        once per paper and topic, with a placeholder where the prefix goes.
+        different depths), always the same but for the links' root: the macro is rendered once
+        per paper, with a placeholder where the root goes.
         """
-        key = (paper.slug, current_topic)
-        text = self._items.get(key)
+        text = self._entries.get(paper.slug)
         if text is None:
-            if self._parts is None:
-                self._parts = self.env.get_template("_parts.md.j2").make_module(self._context())
-            macro = self._parts.item
-            text = self._items[key] = str(macro(paper, current_topic, _PREFIX))
-        return Markup(text.replace(_PREFIX, prefix))
+            if self._entry_macros is None:
+                self._entry_macros = self.env.get_template("_entry.html.j2").make_module(self._context())
+            text = self._entries[paper.slug] = str(self._entry_macros.entry(paper, _PREFIX))
+        return Markup(text.replace(_PREFIX, root))
 
     def _paper_list(self, template: str, base: str, papers: list[Paper],
                     **context: Any) -> list[tuple[str, Callable[[], str]]]:
@@ -237,53 +279,9 @@ class Site:
                 out.append((part.path, job))
         return out
 
-    def entry_link(self, from_path: str, listing: Listing, position: int) -> str:
-        """A link from a page to one entry of a listing, on the part of the listing that holds it."""
-        target = part_path(f"listings/{listing.slug}", entry_part(position))
-        return f"{relative(from_path, target)}#entry-{position}"
-
     def files(self) -> dict[str, str]:
         """The other generated files: Atom feeds and the corpus exports."""
-        return {path: job() for path, job in self._file_jobs()}
-
-    def _file_jobs(self) -> list[tuple[str, Callable[[], str]]]:
-        """The other generated files' paths and what writes each, sorted by path."""
-        names = {t.id: t.name for t in self.topics}
-        feed = partial(atom_feed if self.reuse is None else self.reuse.feed,
-                       site_url=self.site_url, topic_names=names, author=self.name)
-        # Feeds sit at the site root: Material fetches a sitemap.xml beside every
-        # <link rel="alternate">, and the root is where MkDocs writes it. Topic and tag ids
-        # share one namespace, so feed-ID.xml names one feed.
-        jobs: list[tuple[str, Callable[[], str]]] = [
-            ("feed.xml", partial(feed, title=f"{self.name}: newest papers", feed_path="feed.xml",
-                                 page_path="", papers=self.papers))]
-        for topic in self.topics:
-            jobs.append((f"feed-{topic.id}.xml", partial(
-                feed, title=f"{self.name}: {topic.name}", feed_path=f"feed-{topic.id}.xml",
-                page_path=f"topics/{topic.id}/", papers=self.by_topic[topic.id])))
-        for tag in self.corpus.taxonomy.tags:
-            jobs.append((f"feed-{tag.id}.xml", partial(
-                feed, title=f"{self.name}: tag {tag.name}", feed_path=f"feed-{tag.id}.xml",
-                page_path=f"tags/{tag.id}/", papers=self.by_tag[tag.id])))
-        bib = partial(bib_file, entry=self.bibtex)
-        jobs.append(("exports/survey.bib", partial(bib, self.papers, title=self.name)))
-        for topic in self.topics:
-            jobs.append((f"exports/topics/{topic.id}.bib", partial(
-                bib, self.by_topic[topic.id], title=f"{self.name}: {topic.name}")))
-        for tag in self.corpus.taxonomy.tags:
-            jobs.append((f"exports/tags/{tag.id}.bib", partial(
-                bib, self.by_tag[tag.id], title=f"{self.name}: tag {tag.name}")))
-        for listing in self.listings:
-            papers = [self.corpus.papers[s] for s in dict.fromkeys(e.paper for e in listing.entries)]
-            jobs.append((f"exports/listings/{listing.slug}.bib", partial(
-                bib, papers, title=f"{self.name}: {listing.name}")))
-        if self.reuse is not None:
-            jobs += self.reuse.export_jobs(self.corpus)
-        else:
-            jobs += [("exports/papers.json", partial(to_json, self.corpus)),
-                     ("exports/papers.csv", partial(to_csv, self.corpus))]
-        jobs.sort(key=lambda job: job[0])
-        return jobs
+        return {path: job() for path, job in file_jobs(self)}
 
     def citable(self, papers: list[Paper]) -> int:
         """How many of these papers have a BibTeX entry."""
@@ -314,7 +312,7 @@ class Site:
         return FORMATS.get(source, source)
 
     def nav(self) -> list[NavItem]:
-        return navigation(self.topics, self.listings)
+        return navigation(self.topics)
 
     def nav_paths(self) -> set[str]:
         return nav_paths(self.nav())
@@ -326,7 +324,7 @@ class Site:
     def compile_templates(self) -> None:
         """Compile every page template now: a syntax error is reported before any page is
         rendered (and a render in a second process finds them compiled)."""
-        for name in self.env.list_templates(filter_func=lambda n: n.endswith(".md.j2")):
+        for name in self.env.list_templates(filter_func=lambda n: n.endswith(".j2")):
             self.env.get_template(name)
 
     def _render(self, name: str, **context: Any) -> str:
@@ -344,18 +342,6 @@ class Site:
             "by_tag": self.by_tag,
             "listings_of": self.listings_of,
         }
-
-    def _listing_rows(self, listing: Listing) -> list[dict[str, Any]]:
-        rows = []
-        for position, entry in enumerate(listing.entries, 1):
-            paper = self.corpus.papers[entry.paper]
-            here = part_path(f"listings/{listing.slug}", entry_part(position))
-            elsewhere = [(li, pos, f"#entry-{pos}" if (li.slug, entry_part(pos)) == (
-                              listing.slug, entry_part(position)) else self.entry_link(here, li, pos))
-                         for li, pos in self.listings_of.get(entry.paper, [])
-                         if not (li.slug == listing.slug and pos == position)]
-            rows.append({"position": position, "entry": entry, "paper": paper, "elsewhere": elsewhere})
-        return rows
 
 
 def page_order(path: str) -> tuple[bool, str]:

@@ -16,6 +16,7 @@ from ..corpus.store import Corpus
 from ..corpus.taxonomy import Tag, Topic
 from .markup import md_text as escape
 from .markup import trusted
+from .timeline import chart, timeline
 
 
 class Site(Protocol):
@@ -120,6 +121,7 @@ def statistics(site: Site) -> dict[str, Any]:
     tags = [Bar(t.name, len(site.by_tag[t.id])) for t in site.tags_by_count() if site.by_tag[t.id]]
     overlaps = topic_overlaps(site.papers, topic_ids)
     names = [site.topic_name(t) for t in topic_ids]
+    over_time = timeline([(t.name, site.by_topic[t.id]) for t in site.topics])
     return {
         "per_topic": per_topic,
         "per_listing": listing_sizes(site.listings),
@@ -127,6 +129,7 @@ def statistics(site: Site) -> dict[str, Any]:
         "overlap_names": names,
         "overlaps": overlaps,
         "charts": {
+            "timeline": trusted(chart(over_time)) if over_time else None,
             "topics": trusted(bar_chart(per_topic, title="Papers per topic")),
             "listings": trusted(bar_chart(listing_sizes(site.listings), title="Entries per listing")),
             "tags": trusted(bar_chart(tags[:15], title="The 15 most used tags")),

@@ -26,6 +26,7 @@ from ..corpus.model import Entry, Listing, Paper
 from ..corpus.store import Corpus, listing_text, paper_text
 from ..corpus.taxonomy import Taxonomy
 from ..corpus.writes import write_files
+from .codelinks import repository_url
 from .dedupe import Index
 from .entries import RawEntry, Source
 from .listings import listing_day, listing_name, month_of
@@ -84,9 +85,13 @@ def new_paper(raw: RawEntry, taxonomy: Taxonomy, taken: Container[str], today: s
 
 
 def _unclassified(raw: RawEntry, taken: Container[str], today: str) -> Paper:
+    links = dict(raw.links)
+    code = None if "code" in links else repository_url(raw.abstract)
+    if code is not None:  # the repository the abstract names: in the file, for a curator to see
+        links["code"] = code
     return Paper(
         slug=slugify(raw.title, taken), title=raw.title, abstract=raw.abstract, arxiv=raw.arxiv,
-        authors=list(raw.authors), et_al=raw.et_al, date=raw.date, links=dict(raw.links), added=today,
+        authors=list(raw.authors), et_al=raw.et_al, date=raw.date, links=links, added=today,
     )
 
 
@@ -305,7 +310,12 @@ class Importer:
                 updates["et_al"] = True
         if raw.date and not paper.date and "date" not in curated:
             updates["date"] = raw.date
-        for kind, url in raw.links.items():
+        found = dict(raw.links)
+        if "code" not in found and "code" not in paper.links:  # a repository its abstract names
+            code = repository_url(paper.abstract) or repository_url(raw.abstract)
+            if code is not None:
+                found["code"] = code
+        for kind, url in found.items():
             if kind not in paper.links and "links" not in paper.curated:
                 updates.setdefault("links", dict(paper.links))[kind] = url  # type: ignore[index]
         return updates

@@ -1,0 +1,134 @@
+"""Papers per quarter, by topic: an inline SVG chart drawn at build time, with its table.
+
+One row of bars per topic over the same quarters (small multiples: each row has its own scale,
+written beside it, so that a small topic's months read as clearly as a large one's), then the
+same counts as a table folded below it: the chart needs no script and no request, and the table
+is its text alternative. A paper dated by its year only has no quarter; the chart says how many
+such papers, and how many undated ones, it leaves out. Over more than MAX_QUARTERS quarters the
+periods are years.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..corpus.model import Paper
+from .markup import md_text as escape
+
+MAX_QUARTERS = 40
+WIDTH, LABEL_W, RIGHT_W, AXIS_H = 600, 110, 70, 22
+
+
+@dataclass(frozen=True)
+class Timeline:
+    periods: list[str]  # "2025 Q1", or "2025" when the periods are years
+    rows: list[tuple[str, list[int]]]  # (series name, count per period)
+    undated: int  # papers with no date, or dated by their year only when the periods are quarters
+    earlier: int  # papers dated before the first period (the sparse start, see `timeline`)
+
+
+# The chart starts where the dated papers do, leaving out the first EARLY share of them when
+# they are years older than the rest (one 2019 paper in a corpus of 2025 ones drew six empty years).
+EARLY = 0.01
+
+
+def _quarter(date: str) -> tuple[int, int]:
+    return int(date[:4]), (int(date[5:7]) - 1) // 3 + 1
+
+
+def timeline(series: list[tuple[str, list[Paper]]]) -> Timeline | None:
+    """Counts per quarter (or year) of each series' papers; None when no paper has a month."""
+    papers = {p.slug: p for _, group in series for p in group}
+    months = sorted(p.date for p in papers.values() if p.date and len(p.date) >= 7)
+    if not months:
+        return None
+    first, last = _quarter(months[int(len(months) * EARLY)]), _quarter(months[-1])
+    span = (last[0] - first[0]) * 4 + last[1] - first[1] + 1
+    if span > MAX_QUARTERS:  # years, from the first dated paper's (years are few)
+        years = [int(p.date[:4]) for p in papers.values() if p.date]
+        periods = [str(y) for y in range(min(years), max(years) + 1)]
+        at: dict[object, int] = {p: i for i, p in enumerate(periods)}
+
+        def key(date: str) -> object:
+            return date[:4]
+    else:
+        keys = [(first[0] + (first[1] - 1 + i) // 4, (first[1] - 1 + i) % 4 + 1) for i in range(span)]
+        periods = [f"{y} Q{q}" for y, q in keys]
+        at = {k: i for i, k in enumerate(keys)}
+
+        def key(date: str) -> object:
+            return _quarter(date) if len(date) >= 7 else None
+    rows, undated, earlier = [], set(), set()
+    for name, group in series:
+        counts = [0] * len(periods)
+        for paper in group:
+            slot = key(paper.date) if paper.date else None
+            if slot is None:
+                undated.add(paper.slug)
+            elif slot not in at:
+                earlier.add(paper.slug)
+            else:
+                counts[at[slot]] += 1
+        rows.append((name, counts))
+    return Timeline(periods, rows, len(undated), len(earlier))
+
+
+def chart(data: Timeline) -> str:
+    """The rows as one line of inline SVG (one line: a Markdown HTML block), then the table."""
+    n = len(data.periods)
+    title = "Papers per quarter" if " " in data.periods[0] else "Papers per year"
+    row_h = 64 if len(data.rows) == 1 else 40
+    height = row_h * len(data.rows) + AXIS_H
+    step = (WIDTH - LABEL_W - RIGHT_W) / n
+    bar = max(1.0, step * 0.8)
+    peak_at = max(range(n), key=lambda i: sum(c[i] for _, c in data.rows))
+    summary = (f"{title}, {data.periods[0]} to {data.periods[-1]}; the most in {data.periods[peak_at]} "
+               f"({sum(c[peak_at] for _, c in data.rows)})")
+    out = [f'<svg class="survey-chart survey-timeline" role="img" aria-label="{escape(summary)}" '
+           f'viewBox="0 0 {WIDTH} {height}" width="100%" xmlns="http://www.w3.org/2000/svg">'
+           f"<title>{escape(summary)}</title>"]
+    for r, (name, counts) in enumerate(data.rows):
+        top, peak = r * row_h, max(counts) or 1
+        base = top + row_h - 6
+        out.append(f'<text x="{LABEL_W - 8}" y="{base - 4}" text-anchor="end" fill="currentColor" '
+                   f'font-size="13">{escape(name)}</text>'
+                   f'<line x1="{LABEL_W}" x2="{WIDTH - RIGHT_W}" y1="{base}" y2="{base}" '
+                   f'class="survey-axis"/>')
+        for i, count in enumerate(counts):
+            if count:
+                h = (row_h - 14) * count / peak
+                out.append(f'<rect x="{LABEL_W + i * step:.1f}" y="{base - h:.1f}" width="{bar:.1f}" '
+                           f'height="{h:.1f}" class="survey-bar"/>')
+        out.append(f'<text x="{WIDTH - RIGHT_W + 6}" y="{base - 4}" fill="currentColor" font-size="12">'
+                   f"max {max(counts)}</text>")
+    axis_y = len(data.rows) * row_h + 15
+    for i, period in enumerate(data.periods):
+        year, _, quarter = period.partition(" ")
+        # Quarters: the year under its first quarter, and under the first bar when that is a
+        # first or second quarter (a later one leaves no room before the next year's). Years:
+        # each, or every other one when there are many.
+        shown = (quarter == "Q1" or (i == 0 and quarter == "Q2")) if quarter else (n <= 15 or i % 2 == 0)
+        if shown:
+            out.append(f'<text x="{LABEL_W + i * step:.1f}" y="{axis_y}" fill="currentColor" '
+                       f'font-size="11">{escape(year)}</text>')
+    out.append("</svg>")
+    return "".join(out) + "\n\n" + _table(data, title)
+
+
+def _table(data: Timeline, title: str) -> str:
+    """The chart's numbers, folded: one row per period, one column per series."""
+    head = "".join(f"<th>{escape(name)}</th>" for name, _ in data.rows)
+    body = "".join(
+        f"<tr><td>{escape(period)}</td>" + "".join(f"<td>{counts[i]}</td>" for _, counts in data.rows)
+        + "</tr>" for i, period in enumerate(data.periods))
+    notes = []
+    if data.undated:
+        kind = "no date, or only a year," if " " in data.periods[0] else "no date"
+        notes.append(f"{data.undated} {'paper has' if data.undated == 1 else 'papers have'} {kind} "
+                     f"and {'is' if data.undated == 1 else 'are'} not counted.")
+    if data.earlier:
+        notes.append(f"{data.earlier} {'paper is' if data.earlier == 1 else 'papers are'} dated before "
+                     f"{data.periods[0]} and not counted.")
+    note = f"<p>{escape(' '.join(notes))}</p>" if notes else ""
+    return (f'<details class="survey-timeline-table"><summary>{escape(title)}: the numbers</summary>'
+            f"{note}<table><thead><tr><th>Period</th>{head}</tr></thead><tbody>{body}</tbody></table></details>")
