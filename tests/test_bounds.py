@@ -278,16 +278,19 @@ def test_a_number_python_will_not_read_is_one_line(data: bytes, error: str) -> N
 @pytest.mark.parametrize(("name", "row"), [("d.yaml", "- {slug: a, topics: [x, y, z, w, v]}\n"),
                                            ("d.csv", "a,x\n")])
 def test_a_decisions_file_is_read_a_decision_at_a_time(name: str, row: str, tmp_path: Path) -> None:
-    """4 MiB of decisions, the first already wrong: refused at it, the rest never built (built
-    whole, a 16 MiB file took 2.0 GB, YAML, and 1.1 GB, CSV, before the first was checked)."""
-    from generator.classify.review import read_decisions
+    """4 MiB of decisions, every one wrong: each is checked as it is read, and reading stops
+    after the first 100 problems, which are said (built whole, a 16 MiB file took 2.0 GB, YAML,
+    and 1.1 GB, CSV, before the first was checked)."""
+    from generator.classify.decisions import SHOWN_PROBLEMS, read_plan
     from generator.corpus.store import load_corpus
 
     corpus = load_corpus(make_corpus(tmp_path / "corpus", "empty"))
     path = tmp_path / name
     path.write_text(("slug,topics\n" if name.endswith(".csv") else "") + row * (4 * MiB // len(row)))
-    error, held = peak(lambda: read_decisions(path, corpus))
-    assert isinstance(error, CorpusError) and "no paper with this slug in the corpus" in str(error)
+    plan, held = peak(lambda: read_plan(path, corpus))
+    first_row = 2 if name.endswith(".csv") else 1  # a table's first line names the columns
+    assert len(plan.problems) == SHOWN_PROBLEMS and plan.stopped == SHOWN_PROBLEMS + first_row
+    assert "no paper with this slug in the corpus" in str(plan.problems[0])
     assert held < MiB // 4, held
 
 

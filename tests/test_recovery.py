@@ -350,3 +350,25 @@ def test_a_reader_that_waits_in_vain_fails_in_one_line(corpus: Path, monkeypatch
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_a_waiting_writer_is_not_starved_by_readers_that_keep_coming(corpus: Path) -> None:
+    """Two readers whose shared locks overlap, each taking it again as soon as it lets go: there
+    was never a moment without a reader, so a writer waited in vain (audit L1). New readers now
+    queue behind a waiting writer."""
+    loop = ("import sys, time; from generator.corpus.lock import CorpusLock\nprint('reading', flush=True)\n"
+            "while True:\n    with CorpusLock(sys.argv[1], wait=60, shared=True):\n        time.sleep(0.4)")
+    readers = []
+    try:
+        for _ in range(2):
+            readers.append(subprocess.Popen([sys.executable, "-c", loop, str(corpus)], cwd=ROOT,
+                                            stdout=subprocess.PIPE, text=True))
+            assert readers[-1].stdout is not None and readers[-1].stdout.readline() == "reading\n"
+            time.sleep(0.2)  # the second reader's lock overlaps the first's
+        with lock.CorpusLock(corpus, wait=4):
+            assert lock.held(corpus)
+    finally:
+        for reader in readers:
+            reader.kill()
+            reader.wait()
+

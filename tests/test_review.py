@@ -7,8 +7,6 @@ a pty, and the exit codes once in a subprocess.
 
 from __future__ import annotations
 
-import csv
-import io
 import os
 import subprocess
 import sys
@@ -20,7 +18,7 @@ from conftest import HOSTILE_SLUG, HOSTILE_TITLE, REVIEWED, ROOT, SUGGESTED, mak
 
 from generator.classify.review import Pending, queue, review_order
 from generator.cli.main import main
-from generator.core.text import printable
+from generator.core.text import printable, shown_path
 from generator.corpus.glance import glance_papers
 from generator.corpus.store import load_corpus
 
@@ -123,85 +121,6 @@ def test_topic_narrows_the_queue_to_papers_that_have_it_or_may_have_missed_it(
                                        "applies every decision of its file\n")
 
 
-# --- --apply ----------------------------------------------------------------------------------
-
-
-def test_apply_yaml_writes_each_decision_as_curated_topics_and_takes_it_out_of_the_queue(
-        corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    slug = "accelerating-feedforward-computation-via-parallel-nonlinear"
-    decisions = corpus.parent / "decisions.yaml"
-    decisions.write_text(f"- slug: {slug}\n  topics: [serving, parallelism]\n"
-                         f"- slug: {HOSTILE_SLUG}\n  topics: []\n", encoding="utf-8")
-    assert main(["review", "--apply", str(decisions), "--corpus", str(corpus)]) == 0
-    assert capsys.readouterr().out == "survey review: 2 decision(s) applied, 2 file(s) written\n"
-    decided = paper(corpus, slug)
-    assert decided["topics"] == ["parallelism", "serving"]  # in the taxonomy's order
-    assert "topics" in decided["curated"] and "confidence" not in decided
-    hostile = paper(corpus, HOSTILE_SLUG)
-    assert hostile["topics"] == [] and hostile["curated"] == ["topics"]
-    left = [line.split()[0] for line in listed(corpus, capsys=capsys)]
-    assert sorted(left) == sorted(set(WAITING) - {slug, HOSTILE_SLUG})
-    assert main(["check", "--corpus", str(corpus)]) == 0
-
-
-def test_apply_csv_takes_an_edited_export(corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """The export's CSV, edited in a spreadsheet: its topics cell holds one id a line, and its
-    other columns are ignored. Spaces, commas or semicolons part ids too."""
-    assert main(["export", "--format", "csv", "--corpus", str(corpus)]) == 0
-    rows = list(csv.reader(io.StringIO(capsys.readouterr().out)))
-    slug = "accelerating-feedforward-computation-via-parallel-nonlinear"
-    kept = [row for row in rows[1:] if row[0] == slug]
-    assert kept[0][4] == "parallelism\nserving"  # its topics, as the model suggested: one a line
-    made = ["a-unified-sequence-parallelism-approach-for-long-context", "", "", "", "parallelism; serving"]
-    buf = io.StringIO()
-    csv.writer(buf).writerows([rows[0], kept[0], [], made + [""] * (len(rows[0]) - len(made))])
-    decisions = corpus.parent / "decisions.csv"
-    decisions.write_text(buf.getvalue(), encoding="utf-8")
-    assert main(["review", "--apply", str(decisions), "--corpus", str(corpus)]) == 0
-    assert paper(corpus, slug)["topics"] == ["parallelism", "serving"]
-    assert "topics" in paper(corpus, slug)["curated"]
-    assert paper(corpus, "a-unified-sequence-parallelism-approach-for-long-context")["topics"] == [
-        "parallelism", "serving"]
-
-
-BAD_DECISIONS = [
-    ("d.yaml", "- slug: no-such-paper\n  topics: []\n",
-     "d.yaml:1: entry no-such-paper: field 'slug': no paper with this slug in the corpus"),
-    ("d.yaml", "- slug: analyzing-modern-nvidia-gpu-cores\n  topics: [kernels, gpus]\n",
-     "d.yaml:1: entry analyzing-modern-nvidia-gpu-cores: field 'topics': unknown topic 'gpus'; the topics "
-     "are parallelism, quantization, serving, kernels"),
-    ("d.yaml", "- slug: analyzing-modern-nvidia-gpu-cores\n  topics: []\n"
-               "- slug: analyzing-modern-nvidia-gpu-cores\n  topics: [kernels]\n",
-     "d.yaml:3: entry analyzing-modern-nvidia-gpu-cores: field 'slug': decided twice (also #1)"),
-    ("d.yaml", "- slug: analyzing-modern-nvidia-gpu-cores\n",
-     "d.yaml:1: entry analyzing-modern-nvidia-gpu-cores: field 'topics': is required (write [] for none of "
-     "the topics)"),
-    ("d.yaml", "- slug: analyzing-modern-nvidia-gpu-cores\n  topics: []\n  topic: [kernels]\n",
-     "d.yaml:1: entry analyzing-modern-nvidia-gpu-cores: field 'topic': unknown field; a decision has slug "
-     "and topics"),
-    ("d.yaml", "slug: x\n", "d.yaml:1: must be a list of decisions, each {slug: SLUG, topics: [TOPIC, ...]}"),
-    ("d.yaml", "", "d.yaml: holds no decision"),
-    ("d.csv", "slug,topic\nx,kernels\n", "d.csv:1: the first row names the columns, and needs topics"),
-    ("d.csv", "slug,topics\nanalyzing-modern-nvidia-gpu-cores,kernels\nno-such-paper,kernels\n",
-     "d.csv:3: entry no-such-paper: field 'slug': no paper with this slug in the corpus"),
-    ("d.txt", "x", "d.txt: decisions are read from a .yaml, .yml or .csv file"),
-]
-
-
-@pytest.mark.parametrize(("name", "text", "error"), BAD_DECISIONS)
-def test_apply_refuses_a_bad_file_in_one_line_and_writes_nothing(
-        corpus: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
-        name: str, text: str, error: str) -> None:
-    """The first problem, naming the file, the entry and the field; no decision is applied,
-    not even the good ones before it."""
-    monkeypatch.chdir(corpus.parent)
-    Path(name).write_text(text, encoding="utf-8")
-    before = snapshot(corpus)
-    assert main(["review", "--apply", name, "--corpus", str(corpus)]) == 1
-    assert capsys.readouterr().err == f"survey review: {error}\n"
-    assert snapshot(corpus) == before
-
-
 # --- exits, and corpora without a model or a waiting paper -------------------------------------
 
 
@@ -216,7 +135,9 @@ def test_review_exits_with_one_line_and_no_traceback(corpus: Path, tmp_path: Pat
     before = snapshot(corpus)
     result = survey("review", "--apply", str(bad), "--corpus", str(corpus))
     assert result.returncode == 1 and "Traceback" not in result.stderr
-    assert len(result.stderr.splitlines()) == 1 and "field 'topics': unknown topic 'nope'" in result.stderr
+    assert "field 'topics': unknown topic 'nope'" in result.stderr.splitlines()[0]
+    assert result.stderr.splitlines()[1:] == [
+        f"survey review: 1 problem in {shown_path(bad)}: nothing applied"]
     assert snapshot(corpus) == before
     assert set(REVIEWED).isdisjoint(survey("review", "--list", "--corpus", str(corpus)).stdout.split())
 

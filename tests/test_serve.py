@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import filecmp
 import gc
+import os
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -13,6 +14,8 @@ import pytest
 from conftest import make_corpus, make_project, mkdocs_build
 from mkdocs.commands.build import build
 from mkdocs.config import load_config
+
+from generator.corpus.store import CorpusCache, load_corpus
 
 
 @pytest.fixture
@@ -181,3 +184,21 @@ def test_exports_with_a_memo_are_the_same_text() -> None:
     assert exports(corpus, memo) == (to_json(corpus), to_csv(corpus))
     corpus.papers.clear()
     assert exports(corpus, memo) == (to_json(corpus), to_csv(corpus))
+
+
+def test_the_serve_cache_sees_a_changed_file_whose_mtime_and_size_were_kept(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`cp -p`, `rsync -t` and `tar x` restore a file's mtime: the cache keyed on (mtime, size)
+    kept the old title of a paper edited so (audit L4)."""
+    corpus = make_corpus(tmp_path / "corpus", "papers", ["rewrite-the-stars"])
+    monkeypatch.setattr(CorpusCache, "RACY_NS", 0)  # the file was made just now: cache it all the same
+    cache = CorpusCache()
+    assert load_corpus(corpus, cache=cache).papers["rewrite-the-stars"].title == "Rewrite the Stars"
+    path = corpus / "papers" / "rewrite-the-stars.yaml"
+    st = path.stat()
+    path.write_text(path.read_text(encoding="utf-8").replace("Rewrite the Stars", "Rewrite the Stabs"),
+                    encoding="utf-8")
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert (path.stat().st_mtime_ns, path.stat().st_size) == (st.st_mtime_ns, st.st_size)
+    assert load_corpus(corpus, cache=cache).papers["rewrite-the-stars"].title == "Rewrite the Stabs"
+

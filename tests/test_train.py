@@ -209,7 +209,8 @@ def test_doubt_is_written_with_the_suggestion_dropped_by_a_decision_and_checked(
         assert f"papers/{path.name}: entry {path.stem}: field 'doubt': " in err and "Traceback" not in err
     path.write_text(good, encoding="utf-8")
     decisions = tmp_path / "decisions.yaml"
-    decisions.write_text(yaml.safe_dump([{"slug": path.stem, "topics": ["serving"]}]), encoding="utf-8")
+    decisions.write_text(yaml.safe_dump([{"slug": path.stem, "topics": ["serving"], "reviewed": True}]),
+                         encoding="utf-8")  # the same topics: a decision only when marked reviewed
     assert main(["review", "--apply", str(decisions), "--corpus", str(corpus)]) == 0
     assert "doubt" not in yaml.safe_load(path.read_text(encoding="utf-8"))
 

@@ -71,14 +71,15 @@ def digest(*parts: str | bytes) -> str:
 
 
 def tree_digest(folders: Iterable[str]) -> str:
-    """Every file's path, size and mtime under some folders."""
+    """Every file's path, inode, size and status-change time under some folders: what changes
+    with its content (corpus/store.CorpusCache says why not the mtime)."""
     parts = []
     for folder in folders:
         for base, dirs, names in os.walk(folder):
             dirs.sort()
             for name in sorted(names):
                 st = os.stat(os.path.join(base, name))
-                parts.append(f"{os.path.join(base, name)}:{st.st_size}:{st.st_mtime_ns}")
+                parts.append(f"{os.path.join(base, name)}:{st.st_ino}:{st.st_size}:{st.st_ctime_ns}")
     return digest(*parts)
 
 

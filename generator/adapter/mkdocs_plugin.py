@@ -29,7 +29,7 @@ from mkdocs.structure.toc import get_toc
 from ..core.errors import SurveyError
 from ..core.progress import Progress
 from ..corpus.check import check_corpus
-from ..corpus.store import NO_CACHE, CorpusCache
+from ..corpus.store import CorpusCache
 from ..site.markup import compact_html, dedent_html, html_attr
 from ..site.render import NavItem, Site, page_order, template_error
 from ..site.search import LIST_FOLDERS, PART, build_index
@@ -109,8 +109,7 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
             if not os.path.isdir(path):
                 raise PluginError(f"survey: the {name} folder {path!r} does not exist")
         # Only `mkdocs serve` builds again; a build keeps no parsed file past on_files.
-        self.cache = (_CACHES.setdefault(self.corpus_dir, CorpusCache()) if self.command == "serve"
-                      else NO_CACHE)
+        self.cache = _CACHES.setdefault(self.corpus_dir, CorpusCache()) if self.command == "serve" else None
         return config
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:

@@ -9,21 +9,14 @@ A decision sets the paper's topics, lists `topics` in its `curated` and drops th
 from __future__ import annotations
 
 import copy
-import difflib
-import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
-from typing import Any, BinaryIO
 
-from ..core.errors import CorpusError, SurveyError
-from ..core.records import csv_rows, yaml_items
-from ..core.text import shorten
-from ..core.yamlio import open_plain
+from ..core.errors import SurveyError
 from ..corpus.glance import Glance
 from ..corpus.model import CURATABLE, Paper
 from ..corpus.rejected import REJECTED_FILE, Rejected, rejected_text
-from ..corpus.store import Corpus, listing_text, paper_text, shown_path
+from ..corpus.store import Corpus, listing_text, paper_text
 from ..corpus.taxonomy import Taxonomy
 from .model import REVIEW_LOW, doubt
 
@@ -96,92 +89,3 @@ def rejection_files(corpus: Corpus, rejections: Sequence[tuple[str, str | None]]
     entries += [Rejected.of(corpus.papers[slug], today, reason) for slug, reason in gone.items()]
     files.append((REJECTED_FILE, rejected_text(entries)))
     return files
-
-
-# --- decisions from a file (--apply) ------------------------------------------------------------
-
-_SPLIT = re.compile(r"[\s,;]+")
-
-
-def read_decisions(path: Path, corpus: Corpus) -> list[tuple[str, list[str]]]:
-    """(slug, topics) for each entry of a YAML list of {slug, topics} or a CSV file with `slug`
-    and `topics` columns (other columns are ignored: `survey export --format csv`, edited, is
-    one). Every entry is checked as it is read (core/records.py: the file is never held whole),
-    and before any is applied; the first problem is raised, naming the file, the entry and the
-    field."""
-    shown = shown_path(path)
-    suffix = path.suffix.lower()
-    if suffix not in (".yaml", ".yml", ".csv"):
-        raise SurveyError(f"{shown}: decisions are read from a .yaml, .yml or .csv file")
-    out: list[tuple[str, list[str]]] = []
-    seen: dict[str, str] = {}
-    with open_plain(path, shown) as fh:
-        for where, line, slug, topics in (_csv_rows if suffix == ".csv" else _yaml_rows)(fh, shown):
-            fail = _failing(shown, where, line)
-            if not isinstance(slug, str) or not slug:
-                raise fail("slug", f"must be a paper's slug, found {shorten(slug)}")
-            if slug not in corpus.papers:
-                close = difflib.get_close_matches(slug, sorted(corpus.papers), n=1)
-                raise fail("slug", "no paper with this slug in the corpus"
-                                   + (f"; did you mean {close[0]}?" if close else ""), entry=slug)
-            if slug in seen:
-                raise fail("slug", f"decided twice (also {seen[slug]})", entry=slug)
-            seen[slug] = where
-            out.append((slug, _topics(topics, corpus.taxonomy, fail, slug)))
-    if not out:
-        raise CorpusError(shown, "holds no decision")
-    return out
-
-
-def _failing(shown: str, where: str, line: int | None) -> Callable[..., CorpusError]:
-    def fail(field: str, message: str, entry: str | None = None) -> CorpusError:
-        return CorpusError(shown, message, entry=entry or where, field=field, line=line)
-    return fail
-
-
-def _topics(value: Any, taxonomy: Taxonomy, fail: Callable[..., CorpusError], slug: str) -> list[str]:
-    if isinstance(value, str):  # a CSV cell: ids apart by spaces, commas, semicolons or lines
-        value = [t for t in _SPLIT.split(value) if t]
-    if not isinstance(value, list):
-        raise fail("topics", f"must be a list of topic ids (write [] for none), found {shorten(value)}",
-                   entry=slug)
-    known = taxonomy.topic_ids
-    for t in value:
-        if t not in known:
-            raise fail("topics", f"unknown topic {shorten(t)}; the topics are {', '.join(known)}", entry=slug)
-    return list(dict.fromkeys(value))
-
-
-Row = tuple[str, int | None, Any, Any]
-
-
-def _yaml_rows(fh: BinaryIO, shown: str) -> Iterator[Row]:
-    shape = "must be a list of decisions, each {slug: SLUG, topics: [TOPIC, ...]}"
-    for i, (line, item) in enumerate(yaml_items(fh, shown, shape)):
-        where = f"#{i + 1}"
-        if not isinstance(item, dict):
-            raise CorpusError(shown, "must be a mapping {slug: SLUG, topics: [TOPIC, ...]}", entry=where,
-                              line=line)
-        label = item.get("slug") if isinstance(item.get("slug"), str) else where
-        for key in sorted(map(str, item)):
-            if key not in ("slug", "topics"):
-                raise CorpusError(shown, "unknown field; a decision has slug and topics", entry=label,
-                                  field=key, line=line)
-        if "topics" not in item:
-            raise CorpusError(shown, "is required (write [] for none of the topics)", entry=label,
-                              field="topics", line=line)
-        yield where, line, item.get("slug"), item["topics"]
-
-
-def _csv_rows(fh: BinaryIO, shown: str) -> Iterator[Row]:
-    header, rows = csv_rows(fh, shown)
-    missing = [name for name in ("slug", "topics") if name not in header]
-    if missing:
-        raise CorpusError(shown, f"the first row names the columns, and needs {' and '.join(missing)}",
-                          line=1)
-    n = 0
-    for line, row in rows:
-        if not any((v or "").strip() for v in row.values() if isinstance(v, str)):
-            continue  # a blank line of a spreadsheet
-        n += 1
-        yield f"row {n}", line, (row.get("slug") or "").strip(), row.get("topics") or ""

@@ -42,7 +42,11 @@ def review_arguments(p: argparse.ArgumentParser) -> None:
                      help="print the queue, one paper a line (slug first), instead of asking")
     how.add_argument("--apply", metavar="FILE",
                      help="apply decisions from a YAML list of {slug, topics} or a CSV file with "
-                          "slug and topics columns, all or none")
+                          "slug and topics columns (ids, none or reject; docs/topic-boundaries.md), "
+                          "all or none; a row that is the paper as it is changes nothing")
+    p.add_argument("--dry-run", action="store_true", help="with --apply: print each decision, write nothing")
+    p.add_argument("--force", action="store_true",
+                   help="with --apply: also change papers whose topics a person reviewed")
 
 
 def cmd_review(args: argparse.Namespace) -> int:
@@ -51,6 +55,8 @@ def cmd_review(args: argparse.Namespace) -> int:
             raise SurveyError("--topic and SLUG choose papers to review; --apply applies every decision "
                               "of its file")
         return _apply(args)
+    if args.dry_run or args.force:
+        raise SurveyError(f"{'--dry-run' if args.dry_run else '--force'} goes with --apply FILE")
     if args.slugs and args.topic:
         raise SurveyError("give SLUGs or --topic, not both")
     sitting = Sitting(Path(args.corpus), args.slugs, args.topic)
@@ -140,14 +146,31 @@ def _no_paper(slug: str, root: Path, known: list[str]) -> str:
 
 
 def _apply(args: argparse.Namespace) -> int:
-    from ..classify.review import decision_files, read_decisions
+    """--apply FILE: every decision of the file, or none (each problem of the file said first)."""
+    from ..classify.decisions import read_plan
+    from ..classify.review import decision_files, rejection_files
     from ..corpus.store import load_corpus
     from ..corpus.writes import write_files
 
     corpus = load_corpus(args.corpus)
-    decisions = read_decisions(Path(args.apply), corpus)
-    written = write_files(corpus, decision_files(corpus, decisions))
-    print(f"survey review: {len(decisions)} decision(s) applied, {len(written)} file(s) written")
+    path = Path(args.apply)
+    plan = read_plan(path, corpus, force=args.force)
+    if plan.problems:
+        print(plan.refusal(shown_path(path)), file=sys.stderr)
+        return 1
+    for decision in plan.decisions:  # all of them for a dry run, else those changing a person's
+        if args.dry_run or decision.was_reviewed:
+            print(decision)
+    if args.dry_run:
+        print(f"survey review: {plan.summary(None)}")
+        return 0
+    decided = [(d.slug, list(d.topics)) for d in plan.decisions if d.topics is not None]
+    rejected = [(d.slug, d.reason) for d in plan.decisions if d.topics is None]
+    files: list[tuple[str, str | None]] = [*decision_files(corpus, decided)]
+    if rejected:
+        files += rejection_files(corpus, rejected, today())
+    written = write_files(corpus, files)
+    print(f"survey review: {plan.summary(len(written))}")
     return 0
 
 

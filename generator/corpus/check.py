@@ -9,15 +9,15 @@ from ..core.errors import CorpusError
 from ..core.text import match_key
 from .lock import CorpusLock
 from .rejected import REJECTED_FILE
-from .store import NO_CACHE, Corpus, CorpusCache, load_corpus, record_files, shown_path
+from .store import Corpus, CorpusCache, load_corpus, record_files, shown_path
 
 
-def check_corpus(root: Path, cache: CorpusCache = NO_CACHE) -> tuple[Corpus, list[CorpusError]]:
+def check_corpus(root: Path, cache: CorpusCache | None = None) -> tuple[Corpus, list[CorpusError]]:
     with CorpusLock(root, shared=True):  # the files that the rules below look at again, too
         return _check(root, cache)
 
 
-def _check(root: Path, cache: CorpusCache) -> tuple[Corpus, list[CorpusError]]:
+def _check(root: Path, cache: CorpusCache | None) -> tuple[Corpus, list[CorpusError]]:
     problems: list[CorpusError] = []
     corpus = load_corpus(root, collect=problems, cache=cache)
     taxonomy = shown_path(Path(root) / "taxonomy.yaml")

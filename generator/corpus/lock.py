@@ -3,7 +3,8 @@
 `corpus/.survey-lock` is locked with `flock`: exclusively by a writing command from before it
 reads the corpus until it has written, shared by every reader (`survey check`, `mkdocs build`,
 `mkdocs serve`) while it reads. A reader therefore sees the corpus before or after a write,
-never halfway, and waits for a writer (then fails in one line, as a second writer does). The
+never halfway, and waits for a writer (then fails in one line, as a second writer does); a
+writer waits for the readers inside, and new readers wait behind it (`_lock`'s gate). The
 writer keeps who it is (pid, command, since) in the file, for the message of one that waits in
 vain. The file stays once made (`.gitignore` holds it): a waiter that had opened a file since
 removed would lock it beside the one in place. A dead holder is no obstacle: the kernel drops a
@@ -141,15 +142,31 @@ class CorpusLock:
         return fd
 
     def _lock(self, fd: int) -> None:
+        """Take the lock, first passing the gate: the corpus folder's own flock, which a writer
+        holds while it waits for the readers inside to finish, and which a reader holds only
+        while it takes its shared lock. Readers that keep coming then queue behind a waiting
+        writer; without the gate, two whose shared locks overlap kept one forever."""
         deadline = time.monotonic() + self.wait
+        try:
+            gate = os.open(self.root, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        except OSError as exc:
+            os.close(fd)
+            raise SurveyError(cannot_write(self.root, exc)) from None
+        try:
+            self._take(gate, fcntl.LOCK_EX, deadline, fd)
+            self._take(fd, fcntl.LOCK_SH if self.shared else fcntl.LOCK_EX, deadline, fd)
+        finally:
+            os.close(gate)
+
+    def _take(self, fd: int, how: int, deadline: float, lock_fd: int) -> None:
         while True:
             try:
-                fcntl.flock(fd, (fcntl.LOCK_SH if self.shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
+                fcntl.flock(fd, how | fcntl.LOCK_NB)
                 return
             except BlockingIOError:
                 if time.monotonic() >= deadline:
-                    holder = holder_of(os.pread(fd, 4096, 0))
-                    os.close(fd)
+                    holder = holder_of(os.pread(lock_fd, 4096, 0))
+                    os.close(lock_fd)
                     # Readers say nothing of themselves: with no writer named, the corpus is read.
                     doing = (f"is being changed by another survey command: {describe_holder(holder)}"
                              if isinstance(holder.get("pid"), int) else
@@ -159,7 +176,7 @@ class CorpusLock:
                                       f"again when it has finished") from None
                 time.sleep(0.1)
             except OSError as exc:  # ENOLCK: a network file system without locks
-                os.close(fd)
+                os.close(lock_fd)
                 raise SurveyError(f"cannot lock {shown_path(self.root / LOCK)}: {exc.strerror}; survey "
                                   f"needs a file system with flock locks (a local disk); nothing in "
                                   f"{shown_path(self.root)} changed") from None

@@ -1,12 +1,11 @@
-"""Reading and writing the corpus folder: papers/, listings/ and taxonomy.yaml.
-
-Files are read and written through core.yamlio, in one canonical form, so load -> write gives
-the same bytes.
+"""Reading the corpus folder (papers/, listings/, taxonomy.yaml), and each record's text in the
+one canonical form of core.yamlio, so load -> text gives the same bytes; writes.py writes them.
 """
 
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -51,34 +50,35 @@ class Corpus:
 
 
 class CorpusCache:
-    """Parsed records keyed by path, reused while a file's mtime and size stay the same."""
+    """Parsed records kept across the builds of one `mkdocs serve`, each reused while its file
+    has the same inode, size and status-change time (ctime). Every change of a file's content
+    moves its ctime (a write) or its inode (a file renamed into place), and no program sets a
+    ctime back, as `cp -p`, `rsync -t` and `tar x` set an mtime back. A file changed within
+    RACY_NS of being read may change again within one tick of the file system's clock, unseen:
+    it is read again at the next build (git's "racy" rule). Reading every file instead of its
+    status would add 0.34 s to the 2.46 s of a one-paper rebuild at 10,000 papers."""
+
+    RACY_NS = 2 * 10**9
 
     def __init__(self) -> None:
-        self._items: dict[Path, tuple[tuple[int, int], Any]] = {}
+        self._items: dict[Path, tuple[tuple[int, int, int], Any]] = {}
 
     def get(self, path: Path, parse: Any) -> Any:
         st = path.stat()
-        stamp = (st.st_mtime_ns, st.st_size)
+        stamp = (st.st_ino, st.st_size, st.st_ctime_ns)
         hit = self._items.get(path)
         if hit and hit[0] == stamp:
             return hit[1]
         value = parse()
-        self._items[path] = (stamp, value)
+        if time.time_ns() - st.st_ctime_ns > self.RACY_NS:
+            self._items[path] = (stamp, value)
+        else:
+            self._items.pop(path, None)
         return value
 
 
-class NoCache(CorpusCache):
-    """Keeps nothing: each record is parsed when asked for (a process that reads the corpus once)."""
-
-    def get(self, path: Path, parse: Any) -> Any:
-        return parse()
-
-
-NO_CACHE = NoCache()
-
-
 def load_corpus(
-    root: Path | str, *, collect: list[CorpusError] | None = None, cache: CorpusCache = NO_CACHE,
+    root: Path | str, *, collect: list[CorpusError] | None = None, cache: CorpusCache | None = None,
 ) -> Corpus:
     """Load and validate every record. With `collect`, problems are gathered instead of raised."""
     root = Path(root)
@@ -86,7 +86,7 @@ def load_corpus(
         return _load(root, collect, cache)
 
 
-def _load(root: Path, collect: list[CorpusError] | None, cache: CorpusCache) -> Corpus:
+def _load(root: Path, collect: list[CorpusError] | None, cache: CorpusCache | None) -> Corpus:
     half_written = pending(root)
     if half_written:
         raise SurveyError(half_written)
@@ -98,7 +98,8 @@ def _load(root: Path, collect: list[CorpusError] | None, cache: CorpusCache) -> 
 
     taxonomy_path = root / "taxonomy.yaml"
     try:
-        taxonomy = cache.get(taxonomy_path, partial(Taxonomy.load, taxonomy_path, shown_path(taxonomy_path)))
+        shown = shown_path(taxonomy_path)
+        taxonomy = _cached(cache, taxonomy_path, partial(Taxonomy.load, taxonomy_path, shown))
     except CorpusError as exc:
         fail(exc)
         taxonomy = Taxonomy.empty()
@@ -132,16 +133,20 @@ def _load(root: Path, collect: list[CorpusError] | None, cache: CorpusCache) -> 
     return corpus
 
 
-def _parse_all(paths: list[Path], cls: Any, folder: str, cache: CorpusCache) -> list[Any]:
+def _parse_all(paths: list[Path], cls: Any, folder: str, cache: CorpusCache | None) -> list[Any]:
     """Each file's record, or the CorpusError it gives."""
     def one(path: Path) -> Any:
         try:
             name = os.path.normpath(os.path.join(folder, path.name))
-            return cache.get(path, partial(read_record, path, cls, name))
+            return _cached(cache, path, partial(read_record, path, cls, name))
         except CorpusError as exc:
             return exc
 
     return [one(path) for path in paths]
+
+
+def _cached(cache: CorpusCache | None, path: Path, parse: Any) -> Any:
+    return parse() if cache is None else cache.get(path, parse)
 
 
 def read_record(path: Path, cls: Any, name: str) -> Any:

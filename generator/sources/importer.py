@@ -33,6 +33,8 @@ from .listings import listing_day, listing_name, month_of
 from .readers import read_source
 from .scope import GATED_FORMATS, LeftOut
 
+NAMED = 10  # entries without an abstract named one by one; the summary counts them all
+
 
 @dataclass
 class Report:
@@ -62,7 +64,9 @@ class Report:
         lines += [f"note: {s}" for s in self.notes]
         lines += [f"already imported, unchanged: {s}" for s in self.already]
         lines += [f"review: {line}" for line in self.review]
-        lines += [f"no abstract: {line}" for line in self.no_abstract]
+        lines += [f"no abstract: {line}" for line in self.no_abstract[:NAMED]]
+        if len(self.no_abstract) > NAMED:  # 5,000 lines would bury everything above them
+            lines.append(f"no abstract: and {len(self.no_abstract) - NAMED} more entries")
         if self.left_out:
             lines.append(f"left out, no topic likely (--on-topic): {len(self.left_out)} papers of the feeds")
         if self.uncertain:

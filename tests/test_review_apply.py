@@ -1,0 +1,156 @@
+"""`survey review --apply FILE` (issue 35 item 1, issue 37 item 1): decisions from a YAML or CSV
+file, all or none. A row that is the paper as it is decides nothing (an exported table applies
+only its edits); a change to a reviewed paper needs --force; a blank topics cell, a column named
+twice and every other problem of the file are said in one run; --dry-run writes nothing;
+`reject` takes a paper out.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import HOSTILE_SLUG, REVIEWED, make_corpus, snapshot, survey
+
+from generator.corpus.glance import glance_papers
+
+FIRST = "accelerating-feedforward-computation-via-parallel-nonlinear"  # parallelism, serving: suggested
+GPU = "analyzing-modern-nvidia-gpu-cores"  # kernels, suggested
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    return make_corpus(tmp_path / "corpus", "review")
+
+
+def paper(corpus: Path, slug: str) -> dict:  # type: ignore[type-arg]
+    return yaml.safe_load((corpus / "papers" / f"{slug}.yaml").read_text(encoding="utf-8"))
+
+
+def apply(corpus: Path, name: str, text: str, *options: str) -> tuple[int, str, str]:
+    path = corpus.parent / name
+    path.write_text(text, encoding="utf-8")
+    result = survey("review", "--apply", str(path), "--corpus", str(corpus), *options, cwd=corpus.parent)
+    return result.returncode, result.stdout, result.stderr
+
+
+def waiting(corpus: Path) -> set[str]:
+    return {g.slug for g in glance_papers(corpus) if not g.reviewed}
+
+
+def export(corpus: Path) -> list[dict[str, str]]:
+    result = survey("export", "--format", "csv", "--corpus", str(corpus))
+    return list(csv.DictReader(io.StringIO(result.stdout)))
+
+
+def table(rows: list[dict[str, str]]) -> str:
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=list(rows[0]))
+    writer.writeheader()
+    writer.writerows(rows)
+    return buf.getvalue()
+
+
+def test_an_unedited_export_decides_nothing_and_an_edited_one_only_its_edits(corpus: Path) -> None:
+    """C1 of the usability review: the export applied as it was made every paper reviewed."""
+    rows = export(corpus)
+    before = snapshot(corpus)
+    code, out, _ = apply(corpus, "export.csv", table(rows))
+    assert code == 0 and snapshot(corpus) == before
+    assert out == ("survey review: 0 decisions applied; 0 files written\n"
+                   "8 rows left alone: the paper as it is (the same topics, not marked reviewed); to "
+                   "confirm suggested topics, mark the row reviewed true\n")
+    edits = {FIRST: {"topics": "serving"}, GPU: {"reviewed": "true"}, HOSTILE_SLUG: {"topics": "none"}}
+    for row in rows:
+        row.update(edits.get(row["slug"], {}))
+    code, out, _ = apply(corpus, "export.csv", table(rows))
+    assert code == 0
+    assert out.startswith("survey review: 3 decisions applied; 3 files written\n5 rows left alone")
+    assert paper(corpus, FIRST)["topics"] == ["serving"] and "topics" in paper(corpus, FIRST)["curated"]
+    assert paper(corpus, GPU)["topics"] == ["kernels"] and "topics" in paper(corpus, GPU)["curated"]
+    assert paper(corpus, HOSTILE_SLUG)["topics"] == [] and "confidence" not in paper(corpus, HOSTILE_SLUG)
+    assert not {FIRST, GPU, HOSTILE_SLUG} & waiting(corpus) and len(waiting(corpus)) == 3
+    assert survey("check", "--corpus", str(corpus)).returncode == 0
+
+
+def test_yaml_decisions_are_written_as_curated_topics(corpus: Path) -> None:
+    code, out, _ = apply(corpus, "d.yaml", f"- slug: {FIRST}\n  topics: [serving, parallelism]\n"
+                                           f"  reviewed: true\n- slug: {HOSTILE_SLUG}\n  topics: []\n")
+    assert (code, out) == (0, "survey review: 2 decisions applied; 2 files written\n")
+    assert paper(corpus, FIRST)["topics"] == ["parallelism", "serving"]  # the taxonomy's order
+    assert "confidence" not in paper(corpus, FIRST)
+    hostile = paper(corpus, HOSTILE_SLUG)
+    assert hostile["topics"] == [] and hostile["curated"] == ["topics"]
+
+
+def test_a_reviewed_paper_changes_only_with_force_and_is_named(corpus: Path) -> None:
+    text = f"slug,topics\n{REVIEWED[0]},kernels\n{FIRST},serving\n"
+    before = snapshot(corpus)
+    code, out, err = apply(corpus, "d.csv", text)
+    assert code == 1 and snapshot(corpus) == before and out == ""
+    assert err == (f"d.csv:2: entry {REVIEWED[0]}: field 'topics': a person reviewed this paper as "
+                   f"parallelism; this row makes it kernels: --force changes a reviewed paper\n"
+                   f"survey review: 1 problem in d.csv: nothing applied\n")
+    code, out, err = apply(corpus, "d.csv", text, "--force")
+    assert code == 0 and paper(corpus, REVIEWED[0])["topics"] == ["kernels"]
+    assert out == (f"{REVIEWED[0]}: reviewed parallelism -> kernels\n"
+                   f"survey review: 2 decisions applied (1 changing a person's review (--force)); 2 files "
+                   f"written\n")
+
+
+def test_dry_run_prints_each_decision_and_writes_nothing(corpus: Path) -> None:
+    before = snapshot(corpus)
+    code, out, _ = apply(corpus, "d.csv", f"slug,topics,reason\n{FIRST},serving,\n{GPU},reject,not ML\n",
+                         "--dry-run")
+    assert code == 0 and snapshot(corpus) == before
+    assert out == (f"{FIRST}: suggested parallelism, serving -> serving\n{GPU}: rejected (not ML)\n"
+                   f"survey review: 2 decisions to apply (1 rejected); nothing written (--dry-run)\n")
+
+
+def test_reject_in_a_csv_or_yaml_file_takes_the_paper_out(corpus: Path) -> None:
+    code, _, _ = apply(corpus, "d.csv", f"slug,topics,reason\n{GPU},reject,a GPU study\n")
+    assert code == 0 and not (corpus / "papers" / f"{GPU}.yaml").exists()
+    code, _, _ = apply(corpus, "d.yaml", f"- slug: {FIRST}\n  topics: reject\n")
+    assert code == 0 and not (corpus / "papers" / f"{FIRST}.yaml").exists()
+    entries = yaml.safe_load((corpus / "rejected.yaml").read_text(encoding="utf-8"))
+    assert [(e["slug"], e.get("reason")) for e in entries] == [(FIRST, None), (GPU, "a GPU study")]
+    assert survey("check", "--corpus", str(corpus)).returncode == 0
+    code, _, err = apply(corpus, "d.csv", f"slug,topics\n{GPU},kernels\n")
+    assert code == 1 and f"entry {GPU}: field 'slug': rejected on " in err
+
+
+def test_every_problem_of_the_file_is_said_in_one_run(corpus: Path) -> None:
+    text = (f"slug,topics\n{FIRST},serve\n{GPU},\nno-such-paper,kernels\n{FIRST},kernels\n"
+            f"{HOSTILE_SLUG},none serving\n")
+    before = snapshot(corpus)
+    code, out, err = apply(corpus, "d.csv", text)
+    assert code == 1 and snapshot(corpus) == before and out == ""
+    assert err.splitlines() == [
+        f"d.csv:2: entry {FIRST}: field 'topics': unknown topic 'serve'; the topics are parallelism, "
+        f"quantization, serving, kernels, or none, or reject",
+        f"d.csv:3: entry {GPU}: field 'topics': is empty: write the topics, none for none of them, or reject",
+        "d.csv:4: entry no-such-paper: field 'slug': no paper with this slug in the corpus",
+        f"d.csv:5: entry {FIRST}: field 'slug': decided twice (also row 1)",
+        f"d.csv:6: entry {HOSTILE_SLUG}: field 'topics': none stands alone, found 'none serving'",
+        "survey review: 5 problems in d.csv: nothing applied"]
+
+
+BAD_FILES = [
+    ("d.csv", "slug,topics,slug\nx,kernels,y\n",
+     "d.csv:1: the first row names the column 'slug' twice: which one holds the decisions?"),
+    ("d.csv", "slug,topic\nx,kernels\n", "d.csv:1: the first row names the columns, and needs topics"),
+    ("d.yaml", "slug: x\n", "d.yaml:1: must be a list of decisions, each {slug: SLUG, topics: [TOPIC, ...]}"),
+    ("d.yaml", "", "d.yaml: holds no decision"),
+    ("d.txt", "x", "d.txt: decisions are read from a .yaml, .yml or .csv file"),
+]
+
+
+@pytest.mark.parametrize(("name", "text", "error"), BAD_FILES)
+def test_a_file_that_is_no_list_of_decisions_is_refused_in_one_line(
+        corpus: Path, name: str, text: str, error: str) -> None:
+    before = snapshot(corpus)
+    assert apply(corpus, name, text) == (1, "", f"survey review: {error}\n")
+    assert snapshot(corpus) == before
