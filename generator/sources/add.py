@@ -12,6 +12,7 @@ import re
 import sys
 import tempfile
 import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -20,7 +21,8 @@ from ..core.settings import read_settings
 from ..core.text import squash
 from ..core.yamlio import load_yaml
 from ..corpus.check import duplicate_problems, vocabulary_problems
-from ..corpus.model import ARXIV_RE, CURATABLE, Paper
+from ..corpus.fields import ARXIV_ID, is_arxiv, strip_version
+from ..corpus.model import CURATABLE, Paper
 from ..corpus.store import load_corpus, paper_text
 from ..corpus.writes import write_files
 from .dedupe import Index
@@ -90,8 +92,8 @@ def _from_source(data: bytes, name: str) -> RawEntry:
 
 
 def _arxiv_entry(arxiv: str) -> RawEntry:
-    arxiv = re.sub(r"v\d+$", "", arxiv.strip())
-    if not ARXIV_RE.match(arxiv):
+    arxiv = strip_version(arxiv)
+    if not is_arxiv(arxiv):
         raise SurveyError(f"--arxiv: {arxiv!r} is not an arXiv id like 2104.07857")
     base = os.environ.get("SURVEY_ARXIV_API", ARXIV_API)
     url = f"{base}?id_list={arxiv}&max_results=1"
@@ -103,7 +105,7 @@ def _arxiv_entry(arxiv: str) -> RawEntry:
 
 def _hf_entry(where: str) -> RawEntry:
     if re.match(r"^https?://", where):
-        if not re.match(r"^https://huggingface\.co/papers/\d{4}\.\d{4,5}(?:v\d+)?/?$", where):
+        if not re.match(rf"^https://huggingface\.co/papers/{ARXIV_ID}(?:v\d+)?/?$", where):
             raise SurveyError(f"--hf: {where!r} is not a Hugging Face paper page URL "
                               f"(https://huggingface.co/papers/ID)")
         return _from_source(_fetch(where, "Hugging Face"), where)
@@ -119,7 +121,7 @@ def run_add(args: argparse.Namespace, today: str) -> int:
         if not (args.title and args.abstract):
             raise SurveyError("give both --title and --abstract")
         raw = RawEntry(title=squash(args.title), abstract=squash(args.abstract), position=1,
-                       arxiv=re.sub(r"v\d+$", "", args.arxiv) if args.arxiv else None)
+                       arxiv=strip_version(args.arxiv) if args.arxiv else None)
     elif args.arxiv:
         raw = _arxiv_entry(args.arxiv)
     elif args.hf:
@@ -172,5 +174,10 @@ def run_add(args: argparse.Namespace, today: str) -> int:
         unsure = ", ".join(f"{v.id} {v.confidence:.2f}" for v in suggestion.uncertain)
         print(f"review: the model is unsure of {unsure}; read the abstract and fix `topics` if needed")
     print(f"tags: {', '.join(paper.tags) or '(none)'}")
-    print(f"page: {read_settings().url}{paper.path}")
+    # The published address, and where `mkdocs serve` shows the page now, the next step a
+    # contributor takes (MkDocs's default address, under site_url's path).
+    url = read_settings().url
+    print(f"page: {url}{paper.path}")
+    local = f"http://127.0.0.1:8000{urllib.parse.urlsplit(url).path or '/'}{paper.path}"
+    print(f"preview: {local} (mkdocs serve --dirty)")
     return 0
