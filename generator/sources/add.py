@@ -12,6 +12,7 @@ import re
 import sys
 import tempfile
 import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -173,5 +174,10 @@ def run_add(args: argparse.Namespace, today: str) -> int:
         unsure = ", ".join(f"{v.id} {v.confidence:.2f}" for v in suggestion.uncertain)
         print(f"review: the model is unsure of {unsure}; read the abstract and fix `topics` if needed")
     print(f"tags: {', '.join(paper.tags) or '(none)'}")
-    print(f"page: {read_settings().url}{paper.path}")
+    # The published address, and where `mkdocs serve` shows the page now, the next step a
+    # contributor takes (MkDocs's default address, under site_url's path).
+    url = read_settings().url
+    print(f"page: {url}{paper.path}")
+    local = f"http://127.0.0.1:8000{urllib.parse.urlsplit(url).path or '/'}{paper.path}"
+    print(f"preview: {local} (mkdocs serve --dirty)")
     return 0
