@@ -1,8 +1,11 @@
-"""A hostile pull request (issue 31): each file a pull request can commit into the writer's own
-`corpus/.survey-write/` or `corpus/.survey-lock` (links included: git stores them, and
-`.gitignore` does not stop `git add -f`), checked out by git as CI checks it out, then the steps
-of .github/workflows/pull-request.yml and deploy.yml run on it. Nothing outside the corpus
-changes, no paper changes, and the run fails in one line.
+"""A hostile pull request (issues 31, 36): a pull request commits files into the writer's own
+`corpus/.survey-write/` (links included: git stores them, and `.gitignore` does not stop
+`git add -f`), and the steps of .github/workflows/pull-request.yml and deploy.yml run on the
+checkout. Two gates stop it, each shown by one artifact: git's (a `.survey-write/` that git
+tracks fails `survey check`: the hidden change shows in review), and, where there is no git to
+ask (an archive of the repository), the journal's own rules (no link followed, nothing but the
+corpus's own files; tests/test_recovery.py tries each kind of link and file). Nothing outside
+the corpus changes, no paper changes, and the run fails in one line.
 
 Quick: a project of three papers; the steps that are `survey` commands run in-process, and one
 test each runs the real `survey check` and `mkdocs build` in a subprocess.
@@ -29,7 +32,6 @@ from generator.cli.main import main
 WORKFLOWS = ["pull-request.yml", "deploy.yml"]
 PAPERS = ["2bp-2-stage-backpropagation", "rewrite-the-stars",
           "zero-infinity-breaking-the-gpu-memory-wall-for-extreme-scale"]
-ESCAPE = "\x1b[2K\x1b[1A\x1b[2K"  # erase this line and the one above it
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -52,8 +54,7 @@ def origin(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return project
 
 
-def staged(corpus: Path, files: dict[str, bytes | str], command: str = "survey import feed.json",
-           manifest: object = None) -> None:
+def staged(corpus: Path, files: dict[str, bytes | str]) -> None:
     """A `.survey-write/` as a writer leaves it after its commit point: staged bytes, or links
     (a str is the target of a link), and a manifest naming each with its SHA-256."""
     staging = corpus / ".survey-write"
@@ -68,9 +69,8 @@ def staged(corpus: Path, files: dict[str, bytes | str], command: str = "survey i
             path.write_bytes(content)
             data = content
         entries.append({"path": rel, "sha256": hashlib.sha256(data).hexdigest()})
-    if manifest is None:
-        manifest = {"command": command, "pid": 4242, "since": "2026-01-01T00:00:00Z", "files": entries}
-    staging.mkdir(exist_ok=True)
+    manifest = {"command": "survey import feed.json", "pid": 4242, "since": "2026-01-01T00:00:00Z",
+                "files": entries}
     (staging / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
 
 
@@ -78,31 +78,6 @@ def link_out(repo: Path) -> None:
     """A staged paper that is a link to a file outside the repository."""
     secret = os.path.relpath(repo.parent / "outside/secret.yaml", repo / "corpus/.survey-write/files/papers")
     staged(repo / "corpus", {"papers/stolen.yaml": secret})
-
-
-def folder_out(repo: Path) -> None:
-    """The staged papers' folder is a link out of the repository: renaming a file "from" it
-    moves the outside file into corpus/papers/."""
-    staging = repo / "corpus" / ".survey-write"
-    (staging / "files").mkdir(parents=True)
-    (staging / "files" / "papers").symlink_to(os.path.relpath(repo.parent / "outside", staging / "files"))
-    data = (repo.parent / "outside" / "secret.yaml").read_bytes()
-    entry = {"path": "papers/secret.yaml", "sha256": hashlib.sha256(data).hexdigest()}
-    (staging / "manifest.json").write_text(json.dumps({"pid": 1, "files": [entry]}), encoding="utf-8")
-
-
-def target_out(repo: Path) -> None:
-    """A target whose path goes through a link in the corpus to a file outside it."""
-    (repo / "corpus" / "up").symlink_to("..")
-    staged(repo / "corpus", {"up/README.md": b"# Replaced by a pull request\n"})
-
-
-def dev_zero(repo: Path) -> None:
-    """The manifest and a staged file are links to /dev/zero: a read never ends."""
-    staged(repo / "corpus", {"papers/zero.yaml": "/dev/zero"})
-    manifest = repo / "corpus" / ".survey-write" / "manifest.json"
-    manifest.unlink()
-    manifest.symlink_to("/dev/zero")
 
 
 def replaced_paper(repo: Path) -> None:
@@ -118,44 +93,17 @@ def lock_folder(repo: Path) -> None:
     (repo / "corpus" / ".survey-lock" / "keep").write_text("", encoding="utf-8")
 
 
-def lock_file(repo: Path) -> None:
-    """A lock file whose holder's command is a terminal escape."""
-    (repo / "corpus" / ".survey-lock").write_text(json.dumps(
-        {"pid": 1, "command": ESCAPE + "survey check: all valid", "since": "now"}), encoding="utf-8")
-
-
-def malformed(repo: Path) -> None:
-    staged(repo / "corpus", {}, manifest={"files": [1, "papers/x.yaml"]})
-
-
-def escapes(repo: Path) -> None:
-    """A manifest whose command erases the line that reports the replay."""
-    staged(repo / "corpus", {}, command=ESCAPE + "survey check: 3 papers: all valid")
-
-
-def unfinished(repo: Path) -> None:
-    """Staged files without a manifest: what an interrupted writer leaves before its commit."""
-    staging = repo / "corpus" / ".survey-write" / "files" / "papers"
-    staging.mkdir(parents=True)
-    (staging / "x.yaml").write_text("slug: x\n", encoding="utf-8")
-
-
-ARTIFACTS: dict[str, tuple[Callable[[Path], None], str]] = {
-    "a staged link out of the repository": (link_out, ".survey-write"),
-    "a staged folder linked out of the repository": (folder_out, ".survey-write"),
-    "a target through a link out of the corpus": (target_out, ".survey-write"),
-    "links to /dev/zero": (dev_zero, ".survey-write"),
-    "a replacement paper": (replaced_paper, ".survey-write"),
-    "a .survey-lock folder": (lock_folder, ".survey-lock"),
-    "a .survey-lock file with terminal escapes": (lock_file, ".survey-lock"),
-    "a manifest whose entries are not objects": (malformed, ".survey-write"),
-    "terminal escapes in the manifest": (escapes, ".survey-write"),
-    "a staging folder without a manifest": (unfinished, ".survey-write"),
+# Each artifact, whether the checkout has git to ask, and how survey check names what it refuses.
+ARTIFACTS: dict[str, tuple[Callable[[Path], None], bool, str]] = {
+    "a replacement paper, committed": (replaced_paper, True, "tracked by git"),
+    "a staged link out of the repository, in an archive without git": (
+        link_out, False, "corpus/.survey-write/files/papers/stolen.yaml is a link"),
 }
 
 
-def pull_request(origin: Path, tmp: Path, change: Callable[[Path], None]) -> Path:
-    """The repository as CI checks out a pull request that made `change` and committed it all."""
+def pull_request(origin: Path, tmp: Path, change: Callable[[Path], None], with_git: bool = True) -> Path:
+    """The repository as CI checks out a pull request that made `change` and committed it all;
+    or, without git, as an archive of that commit unpacks."""
     (tmp / "outside").mkdir()
     (tmp / "outside" / "secret.yaml").write_text("slug: secret\ntitle: not for the site\n", encoding="utf-8")
     fork = tmp / "fork"
@@ -164,7 +112,12 @@ def pull_request(origin: Path, tmp: Path, change: Callable[[Path], None]) -> Pat
     git(fork, "add", "-f", "-A")
     git(fork, "commit", "-q", "-m", "a pull request")
     checkout = tmp / "checkout"
-    git(tmp, "clone", "-q", str(fork), str(checkout))
+    if with_git:
+        git(tmp, "clone", "-q", str(fork), str(checkout))
+    else:
+        checkout.mkdir()
+        archive = subprocess.run(["git", "archive", "HEAD"], cwd=fork, check=True, capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(checkout)], input=archive, check=True)
     return checkout
 
 
@@ -220,8 +173,8 @@ def run_workflow(name: str, checkout: Path, capsys: pytest.CaptureFixture[str]) 
 @pytest.mark.parametrize("artifact", sorted(ARTIFACTS))
 def test_a_pull_request_that_commits_a_writers_file_fails_ci_in_one_line_and_changes_nothing(
         origin: Path, tmp_path: Path, artifact: str, capsys: pytest.CaptureFixture[str]) -> None:
-    change, name = ARTIFACTS[artifact]
-    checkout = pull_request(origin, tmp_path, change)
+    change, with_git, said = ARTIFACTS[artifact]
+    checkout = pull_request(origin, tmp_path, change, with_git)
     corpus = checkout / "corpus"
     skip = (corpus, checkout / "site")  # the site is what the build writes
     outside = files(tmp_path, skip=skip)
@@ -233,7 +186,8 @@ def test_a_pull_request_that_commits_a_writers_file_fails_ci_in_one_line_and_cha
         assert files(corpus / "papers") == papers, (workflow, output)
         assert (step, code) == ("survey check", 1), (workflow, output)
         assert output.count("\n") == 1 and "Traceback" not in output, (workflow, output)
-        assert output.startswith(f"survey check: corpus/{name}: ") and "remove it" in output, output
+        assert output.startswith(f"survey check: corpus/.survey-write: {said}"), output
+        assert "remove it" in output, output
         assert "\x1b" not in output
 
 
@@ -252,18 +206,18 @@ def test_the_same_pull_request_without_the_artifact_passes_ci(
 
 
 def test_the_real_survey_check_fails_in_one_line(origin: Path, tmp_path: Path) -> None:
-    checkout = pull_request(origin, tmp_path, dev_zero)
+    checkout = pull_request(origin, tmp_path, replaced_paper)
     result = subprocess.run([sys.executable, "-m", "generator", "check"], cwd=checkout, capture_output=True,
                             text=True, timeout=120)
     assert result.returncode == 1 and result.stdout == "", result.stderr
     assert result.stderr.startswith("survey check: corpus/.survey-write: ") and result.stderr.count("\n") == 1
 
 
-@pytest.mark.parametrize("change", [dev_zero, lock_folder], ids=["manifest", "lock"])
+@pytest.mark.parametrize("change", [replaced_paper, lock_folder], ids=["manifest", "lock"])
 def test_mkdocs_build_alone_refuses_in_one_line_and_reads_nothing_of_it(
         origin: Path, tmp_path: Path, change: Callable[[Path], None]) -> None:
-    """Were `survey check` left out of a workflow, the build still neither follows the links nor
-    reads /dev/zero: it refuses the half-applied corpus in one line."""
+    """Were `survey check` left out of a workflow, the build still refuses the corpus in one line
+    and applies nothing."""
     checkout = pull_request(origin, tmp_path, change)
     result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict"], cwd=checkout,
                             capture_output=True, text=True, timeout=120)

@@ -125,12 +125,6 @@ def required_groups(pattern: re.Pattern[str]) -> tuple[frozenset[str], ...]:
     return tuple(sorted(groups, key=lambda g: (-min(map(len, g)), sorted(g))))
 
 
-def required_literals(pattern: re.Pattern[str]) -> Need:
-    """The strongest single group, or None."""
-    groups = required_groups(pattern)
-    return groups[0] if groups else None
-
-
 # Under re.IGNORECASE, four non-ASCII letters match ASCII ones (Python's re documentation):
 # 'İ' and 'ı' match i, 'ſ' (long s) s, and 'K' (Kelvin sign) k; str.lower() keeps them apart
 # ('ſerving'.lower() has no "serving"), so the text is folded the same way before the literals

@@ -6,10 +6,8 @@ its weight when it fires three times or more (a theme the abstract keeps returni
 
 from __future__ import annotations
 
-import math
 import signal
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -41,51 +39,30 @@ class SlowRule(Exception):
 @contextmanager
 def time_guard(seconds: float = BUDGET) -> Iterator[None]:
     """Raise SlowRule when the block runs longer than `seconds`, through SIGALRM: Python checks
-    for signals inside a regular expression's match, so even a runaway match stops. A timer
-    already running (the caller's, or an enclosing guard's) runs on: the alarm is set for the
-    sooner of the two ends, an alarm that is the outer timer's goes to its handler, and what is
-    left of the outer timer is set again at the end. Where there is no SIGALRM (Windows) or
-    outside the main thread, the block runs unguarded."""
+    for signals inside a regular expression's match, so even a runaway match stops. The guard
+    takes the process's one real-time timer, so it refuses to run inside another (an enclosing
+    guard's, a caller's), which it would cancel. Where there is no SIGALRM (Windows) or outside
+    the main thread, the block runs unguarded."""
     if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
         yield
         return
+    if signal.getitimer(signal.ITIMER_REAL)[0]:
+        raise RuntimeError("time_guard inside another real-time timer, which it would cancel")
     if seconds <= 0:
         raise SlowRule(None)
-    outer, interval = signal.getitimer(signal.ITIMER_REAL)
-    now = time.monotonic()
-    end, outer_end = now + seconds, now + outer if outer else math.inf
-    on = True
-
-    def arm() -> None:
-        signal.setitimer(signal.ITIMER_REAL, max(min(end, outer_end) - time.monotonic(), 1e-6))
 
     def alarm(signum: int, frame: Any) -> None:
-        nonlocal outer_end
-        if not on:  # an alarm that comes as the block ends is late, not a runaway rule
-            return
-        if outer_end < end:  # the outer timer's alarm: its handler decides, then ours is set
-            outer_end = math.inf
-            if callable(previous):
-                previous(signum, frame)
-            arm()
-            return
-        raise _OverTime(alarm)
+        raise _OverTime
 
     previous = signal.signal(signal.SIGALRM, alarm)
-    arm()
+    signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
         yield
-    except _OverTime as exc:
-        if exc.args[0] is not alarm:
-            raise
+    except _OverTime:
         raise SlowRule(None) from None
     finally:
-        on = False
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
-        if outer:
-            left = outer_end - time.monotonic()
-            signal.setitimer(signal.ITIMER_REAL, max(left, 1e-6) if left < math.inf else interval, interval)
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ from the topic rules otherwise; tags always come from their rules.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,18 +47,32 @@ class Suggestion:
         return [v for v in self.topics if isinstance(v, TopicVerdict) and v.uncertain]
 
 
-# What all the rules may take in one command (one process: each worker of suggest_all counts
-# its own): a minute, and 50 ms a paper (six times the median above). Else a rule that stays
-# just under BUDGET on every paper would stretch an import of 9,000 papers to five hours.
+# What all the rules may take in one command: a minute, and 50 ms a paper (six times the median
+# above). Else a rule that stays just under BUDGET on every paper would stretch an import of
+# 9,000 papers to five hours.
 COMMAND_BUDGET, PAPER_SHARE = 60.0, 0.05
-_spent = [0.0, 0]  # seconds the rules have taken in this process, and on how many papers
-_clock = time.monotonic  # the budget's clock (a test's makes a rule slow without waiting)
 
 
-def suggest(taxonomy: Taxonomy, title: str, abstract: str) -> Suggestion:
+@dataclass
+class Budget:
+    """What the rules of one command have taken: the command makes one and hands it to each
+    suggest() (suggest_all makes its own; each worker of its pool counts on its copy)."""
+
+    clock: Callable[[], float] = time.monotonic
+    spent: float = 0.0
+    papers: int = 0
+
+    def seconds(self) -> float:
+        """What the rules may take on the next paper."""
+        return min(BUDGET, COMMAND_BUDGET + PAPER_SHARE * (self.papers + 1) - self.spent)
+
+
+def suggest(taxonomy: Taxonomy, title: str, abstract: str, budget: Budget | None = None) -> Suggestion:
+    """The paper's suggestion; within the command's budget (one paper's alone by default)."""
     weights = taxonomy.weights()
-    seconds = min(BUDGET, COMMAND_BUDGET + PAPER_SHARE * (_spent[1] + 1) - _spent[0])
-    started = _clock()
+    budget = budget or Budget()
+    seconds = budget.seconds()
+    started = budget.clock()
     try:
         with time_guard(seconds):
             return _suggest(taxonomy, weights, title, abstract)
@@ -66,8 +81,8 @@ def suggest(taxonomy: Taxonomy, title: str, abstract: str) -> Suggestion:
                 f"budget ({COMMAND_BUDGET:g} s and {PAPER_SHARE * 1000:g} ms a paper) at the paper")
         raise taxonomy.slow_rule(slow.rule, title, over) from None
     finally:
-        _spent[0] += _clock() - started
-        _spent[1] += 1
+        budget.spent += budget.clock() - started
+        budget.papers += 1
 
 
 def _suggest(taxonomy: Taxonomy, weights: Any, title: str, abstract: str) -> Suggestion:
@@ -189,31 +204,34 @@ def _best_words(s: Suggestion, topic: str | None) -> tuple[str, ...]:
     return tuple(dict.fromkeys(words))[:BRIEF_WORDS]
 
 
-_WORKER_TAXONOMY: Taxonomy | None = None
+_WORKER: tuple[Taxonomy, Budget] | None = None  # what suggest_all's forked workers inherit
 PARALLEL_FROM = 400  # papers; below this, starting processes costs more than it saves
 
 
 def _brief_chunk(texts: list[tuple[str, str]]) -> list[Brief]:
-    assert _WORKER_TAXONOMY is not None
-    return [brief(suggest(_WORKER_TAXONOMY, t, a)) for t, a in texts]
+    assert _WORKER is not None
+    taxonomy, budget = _WORKER
+    return [brief(suggest(taxonomy, t, a, budget)) for t, a in texts]
 
 
-def suggest_all(taxonomy: Taxonomy, texts: list[tuple[str, str]], workers: int | None = None) -> list[Brief]:
+def suggest_all(taxonomy: Taxonomy, texts: list[tuple[str, str]], workers: int | None = None,
+                budget: Budget | None = None) -> list[Brief]:
     """Suggestions for many (title, abstract) pairs, in order, on every core: the same result as
     calling suggest() on each, in a fraction of the time for an import of thousands."""
     import multiprocessing
     import os
 
-    global _WORKER_TAXONOMY
+    global _WORKER
     workers = workers or min(os.cpu_count() or 1, 8)
     taxonomy.weights()  # read once, before the workers are forked
+    budget = budget or Budget()
     if workers < 2 or len(texts) < PARALLEL_FROM or "fork" not in multiprocessing.get_all_start_methods():
-        return [brief(suggest(taxonomy, t, a)) for t, a in texts]
-    _WORKER_TAXONOMY = taxonomy
+        return [brief(suggest(taxonomy, t, a, budget)) for t, a in texts]
+    _WORKER = taxonomy, budget
     size = -(-len(texts) // (workers * 4))
     chunks = [texts[i:i + size] for i in range(0, len(texts), size)]
     try:
         with multiprocessing.get_context("fork").Pool(workers) as pool:
             return [b for part in pool.map(_brief_chunk, chunks) for b in part]
     finally:
-        _WORKER_TAXONOMY = None
+        _WORKER = None

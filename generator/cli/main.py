@@ -23,11 +23,6 @@ def _corpus_arg(p: argparse.ArgumentParser) -> None:
                    help="the corpus folder (default: corpus/)")
 
 
-def _force_arg(p: argparse.ArgumentParser, option: str) -> None:
-    p.add_argument("--force", action="store_true",
-                   help=f"overwrite the file at {option} even when it is not a file of that kind")
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="survey", description="Keep a literature survey as a corpus of YAML files and publish it.")
@@ -47,8 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="where --on-topic lists the papers it left out (default: left-out-FEED.csv)")
     p.add_argument("--force", action="store_true",
                    help="take in a paper --take names although a curator rejected it (it leaves "
-                        "corpus/rejected.yaml); also overwrite the file at --left-out even when it is "
-                        "not a report")
+                        "corpus/rejected.yaml)")
     p.add_argument("--dry-run", action="store_true", help="report what would change, write nothing")
     _corpus_arg(p)
 
@@ -60,7 +54,6 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("export", help="write the corpus as JSON (or CSV)")
     p.add_argument("--format", choices=("json", "csv"), default="json")
     p.add_argument("-o", "--output", metavar="FILE", help="write here instead of standard output")
-    _force_arg(p, "-o")
     _corpus_arg(p)
 
     p = sub.add_parser("explain", help="show which rules gave a paper its topics and tags")
@@ -111,7 +104,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--limit", type=int, metavar="N",
                    help="ask the network about at most N papers (cached answers do not count)")
     p.add_argument("--report", metavar="FILE", help="also write the report as Markdown (for a pull request)")
-    _force_arg(p, "--report")
     p.add_argument("--dry-run", action="store_true", help="report what would change, write nothing")
     _corpus_arg(p)
 
@@ -178,13 +170,12 @@ def cmd_import(args: argparse.Namespace) -> int:
     from ..corpus.store import load_corpus
     from ..sources.importer import Importer
     from ..sources.scope import report_csv, report_path
-    from .outputs import LEFT_OUT, output_path, write_output
+    from .outputs import output_path, write_output
 
     what = "the report of papers left out"
     path = Path(args.left_out) if args.left_out else report_path(args.paths)
     if not args.dry_run and (args.on_topic or args.left_out):
-        path = output_path(str(path), what, LEFT_OUT, corpus=args.corpus, inputs=args.paths,
-                           force=args.force)
+        path = output_path(str(path), what, corpus=args.corpus, inputs=args.paths)
     corpus = load_corpus(args.corpus)
     importer = Importer(corpus, today(), on_topic=args.on_topic, take=frozenset(args.take),
                         force=args.force)
@@ -224,10 +215,9 @@ def cmd_check(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     from ..corpus.export import to_csv, to_json
     from ..corpus.store import load_corpus
-    from .outputs import EXPORT_CSV, EXPORT_JSON, output_path, write_output
+    from .outputs import output_path, write_output
 
-    kind = EXPORT_JSON if args.format == "json" else EXPORT_CSV
-    path = args.output and output_path(args.output, "an export", kind, corpus=args.corpus, force=args.force)
+    path = args.output and output_path(args.output, "an export", corpus=args.corpus)
     corpus = load_corpus(args.corpus)
     text = to_json(corpus) if args.format == "json" else to_csv(corpus)
     if path:
@@ -257,14 +247,14 @@ def cmd_build(args: argparse.Namespace) -> int:
 def cmd_enrich(args: argparse.Namespace) -> int:
     from ..corpus.store import load_corpus
     from ..sources.enrich import WEB_SOURCES, Enricher, Web, file_records
-    from .outputs import ENRICH_REPORT, output_path, write_output
+    from .outputs import output_path, write_output
 
     web_names = [] if args.web.strip() == "none" else [s.strip() for s in args.web.split(",") if s.strip()]
     unknown = [s for s in web_names if s not in WEB_SOURCES]
     if unknown:
         raise SurveyError(f"--web: unknown source {unknown[0]!r}; use {', '.join(WEB_SOURCES)} or none")
-    report = args.report and output_path(args.report, "an enrich report", ENRICH_REPORT, corpus=args.corpus,
-                                         inputs=args.files, force=args.force)
+    report = args.report and output_path(args.report, "an enrich report", corpus=args.corpus,
+                                         inputs=args.files)
     corpus = load_corpus(args.corpus)
     web = Web(Path(args.cache), today(), offline=args.offline, delay=args.delay) if web_names else None
     enricher = Enricher(corpus, web, web_names)

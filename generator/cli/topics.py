@@ -32,14 +32,14 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def cmd_classify(args: argparse.Namespace) -> int:
-    from ..classify.suggest import suggest
+    from ..classify.suggest import Budget, suggest
     from ..corpus.store import load_corpus, paper_text
     from ..corpus.writes import write_files
 
     corpus = load_corpus(args.corpus)
-    changes = []
+    changes, budget = [], Budget()
     for paper in corpus.sorted_papers():
-        s = suggest(corpus.taxonomy, paper.title, paper.abstract)
+        s = suggest(corpus.taxonomy, paper.title, paper.abstract, budget)
         new = {}
         for name, ids in (("topics", s.topic_ids), ("tags", s.tag_ids)):
             if getattr(paper, name) != ids:

@@ -1,7 +1,5 @@
-"""Reading and writing the corpus folder: papers/, listings/ and taxonomy.yaml.
-
-Files are read and written through core.yamlio, in one canonical form, so load -> write gives
-the same bytes.
+"""Reading the corpus folder (papers/, listings/, taxonomy.yaml), and each record's text in the
+one canonical form of core.yamlio, so load -> text gives the same bytes; writes.py writes them.
 """
 
 from __future__ import annotations
