@@ -174,7 +174,7 @@ SUGGESTED = ["a-unified-sequence-parallelism-approach-for-long-context", "analyz
              "arithmetic-sampling-parallel-diverse-decoding-for-large-language",
              "algorithms-for-caching-and-mts-with-reduced-number-of"]
 HOSTILE_SLUG = "hostile-quantization"
-HOSTILE_TITLE = "Quantization <b>*trick*</b> {{ x }} \u202eevil\u202c | 4-bit"
+HOSTILE_TITLE = "Quantization <b>*trick*</b> {{ x }} &amp; | 4-bit"
 HOSTILE_ABSTRACT = ("We quantize weights to 4-bit integers with <script>alert(1)</script> and "
                     "[a link](javascript:alert(1)); low-bit inference at 2x the speed.")
 SMALL_SLUGS_MUST = ("rewrite-the-stars",)

@@ -195,3 +195,15 @@ def test_links_as_bibliographies_write_them_are_read() -> None:
                                           {"pdf": "https://example.org/b.pdf"},
                                           {"paper": "https://example.org/c"}]
     assert notes == []
+
+
+def test_what_no_paper_can_bear_is_not_read_from_an_entry() -> None:
+    """A year to come (`9999` pinned a paper first in every newest-first list), an arXiv id of
+    month 13 and a link with credentials or a host that is not the one it shows: left out."""
+    entries, notes = read("@misc{a, title = {T}, year = {9999}, eprint = {2413.00001}, "
+                          "url = {https://user:pass@evil.example/x}}\n"
+                          "@misc{b, title = {U}, year = {2024}, url = {https://arxiv.org@evil.example/}}\n")
+    assert [(e.date, e.arxiv, e.links) for e in entries] == [(None, None, {}), ("2024", None, {})]
+    assert notes == [f"refs.bib:{n}: entry {key}: field 'url': '{url}' is not one http:// or https:// link; "
+                     f"not read" for n, key, url in [(1, "a", "https://user:pass@evil.example/x"),
+                                                      (2, "b", "https://arxiv.org@evil.example/")]]

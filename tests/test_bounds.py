@@ -163,6 +163,52 @@ def test_a_saved_page_of_small_tags_holds_a_few_times_its_size(page: str) -> Non
     assert held < 10 * len(page), held / len(page)
 
 
+def test_a_tag_of_a_few_attributes_and_long_spaces_holds_about_its_size() -> None:
+    """html.parser's greedy patterns kept some 150 bytes of state a character of a tag."""
+    page = ("<html><body><h1>T</h1><h2>Abstract</h2><p>x</p><a b" + " " * 4 * MiB + "c='" + "y" * MiB
+            + "'></a></body></html>")
+    read, held = peak(lambda: hf_html.parse_hf_html(page, "x.html"))
+    assert read.items == [("T", "x", None)]
+    assert held < 3 * len(page), held / len(page)
+
+
+def test_a_tag_may_have_1000_attributes_not_more() -> None:
+    page = "<html><body><h1>T</h1><h2>Abstract</h2><p>x</p><a{}></a></body></html>"
+    assert hf_html.parse_hf_html(page.format(" b" * 1000), "x.html").items == [("T", "x", None)]
+    with pytest.raises(SourceError, match="a tag with more than 1,000 attributes"):
+        hf_html.parse_hf_html(page.format(" b" * 1001), "x.html")
+
+
+def test_a_start_tag_is_read_as_html_parser_reads_it() -> None:
+    """The possessive patterns match what html.parser's own match, on 3,000 random tags."""
+    import html.parser
+    import random
+
+    class Recording:
+        events: list[object]
+
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            self.events.append((tag, attrs))
+
+        def handle_data(self, data: str) -> None:
+            self.events.append(data)
+
+    class Plain(Recording, html.parser.HTMLParser):
+        pass
+
+    class Bounded(Recording, intake.BoundedHTMLParser):
+        pass
+
+    pick = random.Random(36)
+    for _ in range(3000):
+        text = "<a" + "".join(pick.choice(" \t\n/=>'\"bc") for _ in range(pick.randrange(30))) + ">d"
+        plain, bounded = Plain(), Bounded("x.html")
+        plain.events, bounded.events = [], []
+        plain.feed(text)
+        bounded.feed(text)
+        assert bounded.events == plain.events, text
+
+
 @pytest.mark.parametrize(("page", "error"), [
     ("<html><body><h1>T</h1><h2>Abstract</h2>" + "<p>x" * 30000,
      "x.html: paragraphs, headings or links nested more than 16 deep inside each other: not a saved page; "
@@ -178,12 +224,18 @@ def test_a_saved_page_of_small_tags_holds_a_few_times_its_size(page: str) -> Non
      "x.html: markup that no saved page holds, at line 1 column 24: not read"),
     ("<html><body><p>&#" + "9" * 5000 + ";</p></body></html>",
      "x.html: markup that no saved page holds, at line 1 column 16: not read"),
+    ("<html><body><h1>T</h1><h2>Abstract</h2><p>x</p>\n<a" + " b=c" * 2**20 + "></a></body></html>",
+     "x.html: a tag with more than 1,000 attributes (at line 2 column 1): not a saved page; not read"),
+    ("<html><body>\n <a" + " b='x>y'/" * 2**18 + "></a></body></html>",
+     "x.html: a tag with more than 1,000 attributes (at line 2 column 2): not a saved page; not read"),
 ], ids=["paragraphs in paragraphs", "a text repeated by its paragraphs", "cards in cards",
-        "elements 600 deep", "a marked section without a name", "a character reference of 5,000 digits"])
+        "elements 600 deep", "a marked section without a name", "a character reference of 5,000 digits",
+        "a tag of a million attributes", "quoted ones"])
 def test_pages_no_browser_saves_are_refused_in_one_line(page: str, error: str) -> None:
     """Each open paragraph holds the text of those inside it: 30,000 nested paragraphs would hold
-    their text 15,000 times over; open elements past a browser's depth; and what html.parser
-    itself raises on (AssertionError, ValueError: tracebacks before)."""
+    their text 15,000 times over; open elements past a browser's depth; what html.parser itself
+    raises on (AssertionError, ValueError: tracebacks before); a tag's attributes, which
+    html.parser lists whole (a 4 MB page of one tag took 713 MB)."""
     result, held = peak(lambda: parse_source(page.encode(), "x.html"))
     assert isinstance(result, SourceError) and str(result) == error, result
     assert held < 10 * len(page) + 2**16, held / len(page)  # 2**16: the parser's own, whatever the page

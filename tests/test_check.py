@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import csv
+import datetime
 import io
 import json
-import re
 import shutil
 from pathlib import Path
 
@@ -37,7 +37,7 @@ def test_round_trip_is_byte_identical() -> None:
     "<kernel> + <programming model>", "S* and C# for $42", "10^4 L_{2} \\textbf{x}", "a | b",
     "{{ 7*7 }} {% raw %}", '--8<-- "file"', "<!-- c -->", "<script>alert(1)</script>",
     "'quoted' \"double\" # not a comment: yes", "- list? ", "null", "2104.07850", "2021-04-16",
-    "yes", "~", "@at &amp; *star", "\u202eRTL\u200bzero-width", "ünïcødé δ",
+    "yes", "~", "@at &amp; *star", "Mohammad\u200cZadeh", "ünïcødé δ",
 ])
 def test_any_text_round_trips(text: str) -> None:
     paper = Paper(slug="x", title=text.strip(), abstract=(text.strip() + " ") * 20 + "end")
@@ -108,22 +108,56 @@ def test_yaml_is_loaded_safely(tmp_path: Path) -> None:
     assert not Path("/tmp/pwned-survey").exists()
 
 
-@pytest.mark.parametrize(("line", "problem"), [
-    ("date: '2024-02-30'", "field 'date': '2024-02-30' is not a date: use YYYY, YYYY-MM or YYYY-MM-DD"),
-    ("arxiv: '\uff12\uff14\uff10\uff11.\uff10\uff10\uff10\uff10\uff11'",
-     "field 'arxiv': '\uff12\uff14\uff10\uff11.\uff10\uff10\uff10\uff10\uff11' is not an arXiv id"),
-    ("added: '2026-02-29'", "field 'added': '2026-02-29' is not a date YYYY-MM-DD"),
-], ids=["no such day", "full-width digits", "no such day added"])
-def test_a_date_or_id_is_one_the_calendar_or_arxiv_has(tmp_path: Path, line: str, problem: str) -> None:
-    """The patterns alone took any script's digits (\\d: an arXiv link to nowhere) and a day
-    the calendar lacks."""
-    corpus = make_corpus(tmp_path / "corpus", "papers", ["rewrite-the-stars"])
-    path = corpus / "papers" / "rewrite-the-stars.yaml"
-    text = re.sub(r"^added: .*\n", "", path.read_text(encoding="utf-8"), flags=re.M)
-    path.write_text(text.replace("topics:", f"{line}\ntopics:"), encoding="utf-8")
-    result = survey("check", "--corpus", str(corpus))
-    assert result.returncode == 1
-    assert f"rewrite-the-stars.yaml: entry rewrite-the-stars: {problem}" in result.stderr, result.stderr
+AFTER_TOMORROW = (datetime.datetime.now(datetime.UTC) + datetime.timedelta(days=2)).date().isoformat()
+TOMORROW = (datetime.datetime.now(datetime.UTC) + datetime.timedelta(days=1)).date().isoformat()
+FIELDS = "title: {}\nabstract: A\ntopics: []\ntags: []\n"
+WIDE = "\uff12\uff14\uff10\uff11.\uff10\uff10\uff10\uff10\uff11"
+URL = "is not an http(s) URL with a plain host"
+# Each case a paper file of its own (slug: the line added, what check says of it).
+IMPLAUSIBLE = {
+    "no-such-day": ("date: '2024-02-30'", "field 'date': '2024-02-30' is not a date: use YYYY, YYYY-MM or"),
+    "full-width-digits": (f"arxiv: '{WIDE}'", f"field 'arxiv': '{WIDE}' is not an arXiv id"),
+    "no-such-day-added": ("added: '2026-02-29'", "field 'added': '2026-02-29' is not a date: use YYYY-MM-DD"),
+    "year-9999": ("date: '9999-12-31'", "field 'date': 9999-12-31 is still to come (the latest day a paper"),
+    "added-9999": ("added: '9999-12-31'", "field 'added': 9999-12-31 is still to come"),
+    "after-tomorrow": (f"date: '{AFTER_TOMORROW}'", f"field 'date': {AFTER_TOMORROW} is still to come"),
+    # month 13, month 00, 4 digits in 2024, 5 in 2014, new style before 0704 (or in 2099), old style month 13
+    **{f"arxiv-{i}": (f"arxiv: '{arxiv}'", f"field 'arxiv': '{arxiv}' is not an arXiv id arXiv could have")
+       for i, arxiv in enumerate(["2413.00001", "2400.00001", "2401.0001", "1412.00001", "0703.0001",
+                                  "9912.12345", "cs/0713001"])},
+    "credentials": ("links: {paper: 'https://user:pass@host.example/'}",
+                    f"field 'links.paper': 'https://user:pass@host.example/' {URL}"),
+    "not-the-host-shown": ("links: {code: 'https://arxiv.org@evil.example/'}",
+                           f"field 'links.code': 'https://arxiv.org@evil.example/' {URL}"),
+    "cyrillic-host": ("links: {project: 'https://\u0430rxiv.org/x'}",
+                      f"field 'links.project': 'https://\u0430rxiv.org/x' {URL}"),
+    "bidi-title": ("alternate_titles: ['Rewrite \u202ethe Stars']", "field 'alternate_titles[0]': contains "
+                   "U+202E (RIGHT-TO-LEFT OVERRIDE), an invisible character that changes how the text"),
+    "bidi-isolate": ("abstract: A \u2066b", "field 'abstract': contains U+2066 (LEFT-TO-RIGHT ISOLATE)"),
+}
+PLAUSIBLE = {"tomorrow": f"date: '{TOMORROW}'", "old-style": "arxiv: cs/0701001",
+             "first-new-style": "arxiv: '0704.0001'", "last-4-digit": "arxiv: '1412.9999'",
+             "joiner": "title: Mohammad\u200cZadeh"}
+
+
+def test_what_check_accepts_is_plausible(tmp_path: Path) -> None:
+    """The patterns alone took any script's digits (\\d: an arXiv link to nowhere), a day the
+    calendar lacks, a day to come (9999-12-31 pinned a paper first in every newest-first list and
+    the feed), a month arXiv never had; a link whose host is not the one it shows; a bidi control
+    in a title (only names refused them)."""
+    corpus = make_corpus(tmp_path / "corpus", "empty")
+    (corpus / "papers").mkdir()
+    for slug, line in [*((s, line) for s, (line, _) in IMPLAUSIBLE.items()), *PLAUSIBLE.items()]:
+        key = line.split(":", 1)[0]
+        fields = FIELDS.format(slug).splitlines(keepends=True)
+        text = "".join(f for f in fields if not f.startswith(f"{key}:"))
+        (corpus / "papers" / f"{slug}.yaml").write_text(f"slug: {slug}\n{line}\n{text}", encoding="utf-8")
+    result = survey("check", "--corpus", "corpus", cwd=tmp_path)
+    *problems, count = result.stderr.splitlines()
+    assert count == f"survey check: {len(IMPLAUSIBLE)} problem(s)", result.stderr
+    for slug, (_, problem) in IMPLAUSIBLE.items():
+        start = f"corpus/papers/{slug}.yaml: entry {slug}: {problem}"
+        assert any(p.startswith(start) for p in problems), (start, problems)
 
 
 def test_unquoted_arxiv_id_stays_text(tmp_path: Path) -> None:

@@ -72,16 +72,6 @@ def test_explain_works_for_every_paper() -> None:
             assert any(line.startswith(f"topic {topic}: ") for line in lines)
 
 
-def test_explain_shows_a_title_as_text_a_terminal_cannot_reorder(tmp_path: Path) -> None:
-    corpus = tmp_path / "corpus"
-    shutil.copytree(ROOT / "corpus", corpus)
-    path = corpus / "papers" / "rewrite-the-stars.yaml"
-    path.write_text(path.read_text().replace("title: Rewrite the Stars", "title: Rewrite \u202ethe Stars"))
-    result = survey("explain", "rewrite-the-stars", "--corpus", str(corpus))
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines()[0] == "rewrite-the-stars: Rewrite \\u202ethe Stars"
-
-
 def test_explain_unknown_slug_suggests_close_ones() -> None:
     result = survey("explain", "qlora-efficient-finetuning")
     assert result.returncode == 1

@@ -456,3 +456,19 @@ def test_daily_papers_json_with_escapes_raw_utf8_and_emoji(tmp_path: Path) -> No
     bad.write_bytes(b'[{"paper": {"title": "Caf\xe9", "summary": "x"}}]')
     result = survey("import", str(bad), "--corpus", str(corpus))
     assert result.returncode == 1 and "not valid UTF-8 (byte 25)" in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize(("paper", "field", "problem"), [
+    ({"id": "2413.00001"}, "arxiv", "'2413.00001' is not an arXiv id arXiv could have issued"),
+    ({"publishedAt": "9999-12-31T00:00:00.000Z"}, "date", "9999-12-31 is still to come"),
+    ({"title": "Pipeline \u202eParallel"}, "title", "contains U+202E (RIGHT-TO-LEFT OVERRIDE)"),
+    ({"summary": "We \u200bstudy."}, "abstract", "contains U+200B (ZERO WIDTH SPACE)"),
+])
+def test_an_entry_check_would_refuse_is_refused_as_it_is_read(paper: dict[str, str], field: str,
+                                                               problem: str) -> None:
+    """A source's entry meets check's own rules (Paper.from_dict) before anything is written."""
+    item = {"paper": {"id": "2401.00001", "title": "T", "summary": "S.", **paper}}
+    with pytest.raises(SourceError) as refused:
+        parse_source(json.dumps([item]).encode(), "d.json")
+    assert str(refused.value).startswith("d.json: entry #1 ")
+    assert f": field '{field}': {problem}" in str(refused.value)

@@ -226,12 +226,12 @@ def test_review_slug_decides_that_paper_now_even_a_reviewed_one(corpus: Path) ->
     assert "serving" in paper(corpus, REVIEWED[0])["topics"]
 
 
-def test_corpus_text_reaches_the_terminal_with_its_control_characters_escaped(corpus: Path) -> None:
+def test_corpus_text_reaches_the_terminal_as_written(corpus: Path) -> None:
+    """A bidi control cannot be in a title (survey check); what can be is shown as it is."""
     keys = Keys("q")
     sit(corpus, keys, HOSTILE_SLUG)
     shown = keys.out.getvalue()
-    assert "\u202e" not in shown and "\u202c" not in shown
-    assert "\\u202eevil\\u202c" in shown and printable(HOSTILE_TITLE).split()[0] in shown
+    assert HOSTILE_TITLE in shown
     # the escapes are the session's own (clearing the screen, the title in bold), none from the corpus
     assert set(ESCAPE.findall(shown)) == {"\x1b[H", "\x1b[2J", "\x1b[1m", "\x1b[0m"}
 

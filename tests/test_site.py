@@ -24,7 +24,6 @@ from conftest import ROOT, make_corpus, make_project, mkdocs_build, survey
 from linkcheck import check_site
 
 from generator.core.tex import tex_text
-from generator.core.text import bad_name
 from generator.corpus.store import load_corpus
 from generator.site.entries import shown_date
 from generator.site.parts import PART_SIZE, newest_first
@@ -349,7 +348,7 @@ HOSTILE = [
     "{{ 7*7 }}", "{% raw %}x{% endraw %}", '--8<-- "mkdocs.yml"', "<!-- comment -->",
     "<script>alert(1)</script>", '<img src=x onerror="alert(2)">', "[x](javascript:alert(3))",
     ":smile:", "#12", "1st (c) -->", "~~s~~ ==m== ^^i^^ ++k++", "*[HTML]: abbr", "&amp; &lt;",
-    "`code`", "\u202eevil\u202c and zero\u200bwidth",
+    "`code`", "Mohammad\u200cZadeh",
     # Kept raw by md_text where no processor reads them: digits, commas, full stops, hyphens.
     "1. not a list", "3.5, 10,000 and 1/2", "wait... -- x--y --> a-b", "21st 2nd 3rd 4th",
     "www.example.org and https://example.org/x and a@b.org", "- not an item", "# not a heading",
@@ -379,9 +378,8 @@ ALL_EXTENSIONS = [
 
 def hostile_author(text: str) -> str:
     """An author's name holding the hostile text: it is a link's text, and the search filter
-    in that link's target. Less the invisible characters a name may not hold (issue 31: a bidi
-    override in one name reversed the names after it; tests/test_bibtex_cases.py)."""
-    return f"Ann {''.join(c for c in text if bad_name(c) is None)} Doe"
+    in that link's target."""
+    return f"Ann {text} Doe"
 
 
 def hostile_project(tmp_path: Path) -> tuple[Path, list[tuple[str, str, str]]]:

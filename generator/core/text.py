@@ -18,7 +18,6 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 # A lone surrogate is no character: no UTF-8 file can hold one, so the YAML writer would fail
 # on it. JSON escapes (`"\ud800"`) and undecodable command-line bytes make them.
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_BAD = re.compile(f"{_CONTROL.pattern}|{_SURROGATE.pattern}")
 # Markup where a name is text: the start of an HTML tag, comment or declaration (`<` then a
 # letter, `/`, `!` or `?`). Any other `<`, `&` or quote is text, shown as written.
 _MARKUP = re.compile(r"<[A-Za-z/!?]")
@@ -41,20 +40,26 @@ def has_control(text: str) -> bool:
 
 
 def bad_character(text: str) -> str | None:
-    """Why a text cannot be kept, naming the character, or None when it can."""
-    found = _BAD.search(text)  # one scan for both kinds: every text field of every file
+    """Why a text (a title, an abstract, a name, any field) cannot be kept, naming the
+    character, or None when it can."""
+    found = _BAD.search(text)  # one scan for every kind: every text field of every file
     if found is None:
         return None
-    if _SURROGATE.match(found.group()):
-        return (f"contains a lone surrogate (U+{ord(found.group()):04X}), which is no character: "
+    char = found.group()
+    if _SURROGATE.match(char):
+        return (f"contains a lone surrogate (U+{ord(char):04X}), which is no character: "
                 f"the source's text is damaged")
-    return f"contains a control character (U+{ord(found.group()):04X})"
+    if _CONTROL.match(char):
+        return f"contains a control character (U+{ord(char):04X})"
+    return (f"contains U+{ord(char):04X} ({unicodedata.name(char, 'a format character')}), an invisible "
+            f"character that changes how the text around it shows")
 
 
 # What a terminal must not be given raw: controls (an escape sequence that erases the line above
 # or recolours the screen), format characters (a bidi override that reorders what follows, a
 # zero-width one), line and paragraph separators, surrogates, private and unassigned ones.
 _UNSAFE = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+_JOINERS = "\u200c\u200d"  # format characters, but part of how Persian and Indic names are written
 
 
 def printable(text: str) -> str:
@@ -63,7 +68,7 @@ def printable(text: str) -> str:
     if text.isprintable():  # none unsafe: the usual case, at C speed
         return text
     return "".join(c.encode("unicode_escape").decode("ascii")
-                   if unicodedata.category(c) in _UNSAFE else c for c in text)
+                   if unicodedata.category(c) in _UNSAFE and c not in _JOINERS else c for c in text)
 
 
 def shown_path(path: str | os.PathLike[str]) -> str:
@@ -75,28 +80,16 @@ def shown_path(path: str | os.PathLike[str]) -> str:
         return printable(str(path))
 
 
-# In a name, characters that show nothing but change how the text around them shows: the bidi
+# In any text, characters that show nothing but change how the text around them shows: the bidi
 # controls (U+202E, RIGHT-TO-LEFT OVERRIDE, shows "Ann Lee, Bo Li" as "iL oB ,eeL nnA", every
-# name after it on the line included) and invisible format characters (zero-width space, word
-# joiner, invisible operators, byte-order mark, soft hyphen). None is in a name, a title or an
-# abstract of the 9,109 real papers or the arXiv feed. The zero-width joiner and non-joiner
-# (U+200C, U+200D) are kept: Persian and Indic names are written with them.
+# name after it on the line included; in a title, it reverses the page's line and the feed's) and
+# invisible format characters (zero-width space, word joiner, invisible operators, byte-order
+# mark, soft hyphen). None is in a name, a title or an abstract of the 9,109 real papers or the
+# arXiv feed. The zero-width joiner and non-joiner (U+200C, U+200D) are kept: Persian and Indic
+# names are written with them.
 _INVISIBLE = re.compile("[\u00ad\u061c\u180e\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064"
                         "\u2066-\u206f\ufeff\ufff9-\ufffb]")
-
-
-def bad_name(text: str) -> str | None:
-    """Why a person's name cannot be kept (what `bad_character` refuses, and invisible characters
-    that reorder or hide text), or None when it can."""
-    bad = bad_character(text)
-    if bad is not None:
-        return bad
-    found = _INVISIBLE.search(text)
-    if found is None:
-        return None
-    char = found.group()
-    return (f"contains U+{ord(char):04X} ({unicodedata.name(char, 'a format character')}), an invisible "
-            f"character that changes how the text around it shows")
+_BAD = re.compile(f"{_CONTROL.pattern}|{_SURROGATE.pattern}|{_INVISIBLE.pattern}")
 
 
 def has_markup(text: str) -> bool:

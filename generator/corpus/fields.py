@@ -1,13 +1,76 @@
 """Typed access to one record's raw mapping, as the corpus model reads it: each problem noted
-with its file, entry and field, and checking goes on."""
+with its file, entry and field, and checking goes on; and what a date, an arXiv id or a link
+must be, wherever one is read (a corpus file, every source, the enrich APIs)."""
 
 from __future__ import annotations
 
-from datetime import date as _date
+import datetime
+import re
 from typing import Any
 
 from ..core.errors import CorpusError, raise_problems
-from ..core.text import bad_character, bad_name, has_markup, shorten, squash
+from ..core.text import bad_character, has_markup, shorten, squash
+
+# An arXiv id (https://info.arxiv.org/help/arxiv_identifier.html): YYMM.NNNNN from 2015,
+# YYMM.NNNN from 0704 to 1412, archive/YYMMNNN (cs/0701001) before. ASCII digits only (\d is any
+# script's: '２４０１.００００１' made a link to nowhere). ARXIV_ID finds one in a link or a text (the
+# one spelling of it); is_arxiv says whether arXiv could have issued it.
+ARXIV_ID = r"(?:[0-9]{4}\.[0-9]{4,5}|[a-z][a-z.-]*(?:\.[A-Z]{2})?/[0-9]{7})"
+_ARXIV = re.compile(rf"{ARXIV_ID}\Z")
+DATE_RE = re.compile(r"^\d{4}(?:-(?:0[1-9]|1[0-2])(?:-(?:0[1-9]|[12]\d|3[01]))?)?\Z", re.ASCII)
+DAY_RE = re.compile(r"^\d{4}-\d{2}-\d{2}\Z", re.ASCII)
+# A link's host is what it shows: no user or password before an `@` (`https://arxiv.org@evil.example/`
+# goes to evil.example) and ASCII only (a Cyrillic `а` passes for a Latin one; write it punycode).
+URL_RE = re.compile(r"^https?://[A-Za-z0-9._-]+(?::[0-9]+)?(?:[/?#][^\s<>\"'`\\]*)?\Z")
+
+
+def is_date(text: str, day: bool = False) -> bool:
+    """YYYY, YYYY-MM or YYYY-MM-DD (only the last with day=True), a day of the calendar: the
+    pattern alone took 2024-02-30."""
+    if not (DAY_RE if day else DATE_RE).match(text):
+        return False
+    if len(text) < 10:
+        return True
+    try:
+        datetime.date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
+
+
+def latest_day() -> str:
+    """The latest day a paper may bear: tomorrow by this machine's clock, a day of margin for the
+    time zones. `date: '9999-12-31'` pinned a paper first in every newest-first list and feed."""
+    return (datetime.datetime.now(datetime.UTC) + datetime.timedelta(days=1)).date().isoformat()
+
+
+def date_problem(text: str, day: bool = False) -> str | None:
+    """Why a paper's date (or the day it was added) cannot be kept, or None."""
+    if not is_date(text, day):
+        return f"{shorten(text)} is not a date: use {'YYYY-MM-DD' if day else 'YYYY, YYYY-MM or YYYY-MM-DD'}"
+    latest = latest_day()
+    if text > latest[:len(text)]:
+        return f"{text} is still to come (the latest day a paper may bear is {latest})"
+    return None
+
+
+def strip_version(arxiv: str) -> str:
+    """An arXiv id without its version (2401.00001v2 is 2401.00001)."""
+    return re.sub(r"v[0-9]+\Z", "", arxiv.strip())
+
+
+def is_arxiv(text: str) -> bool:
+    if not _ARXIV.match(text):
+        return False
+    number = text.rpartition("/")[2]
+    yymm = number[:4]
+    if not "01" <= yymm[2:] <= "12":
+        return False
+    if "/" in text:  # August 1991 to March 2007
+        return yymm >= "9108" or yymm <= "0703"
+    latest = latest_day()
+    return "0704" <= yymm <= latest[2:4] + latest[5:7] and (len(number) == 9) == (yymm <= "1412")
+
 
 MAX_TEXT = 1_000  # any text field without a limit of its own (ids, dates, sources): real max 64
 MAX_ITEMS = 100  # alternate titles or enriched records of one paper: real max 1 and 0
@@ -46,7 +109,7 @@ class Fields:
             if required:
                 self.problem(name, "is required")
             return None
-        if isinstance(value, _date):
+        if isinstance(value, datetime.date):
             value = value.isoformat()
         if not isinstance(value, str):
             self.problem(name, f"must be text, found {kind(value)} {shorten(value)} (quote it)")
@@ -62,7 +125,7 @@ class Fields:
         return value
 
     def text_list(self, name: str, *, unique: bool = True, limit: int = MAX_TEXT,
-                  items: int = MAX_ITEMS, names: bool = False) -> list[str]:
+                  items: int = MAX_ITEMS) -> list[str]:
         """The field's list of texts, without the items that have a problem (each noted)."""
         value = self.data.get(name)
         if value is None:
@@ -79,7 +142,7 @@ class Fields:
             if not isinstance(item, str) or not item.strip():
                 self.problem(f"{name}[{i}]", f"must be non-empty text, found {shorten(item)}")
                 continue
-            problem = text_problem(item, limit, False, names)
+            problem = text_problem(item, limit, False)
             if problem is None and item != squash(item):
                 problem = "must be one line without extra spaces"
             if problem is None and unique and item in seen:
@@ -92,10 +155,10 @@ class Fields:
         return out
 
 
-def text_problem(value: str, limit: int, plain: bool, name: bool = False) -> str | None:
+def text_problem(value: str, limit: int, plain: bool) -> str | None:
     if len(value) > limit:
         return f"is {len(value):,} characters long; at most {limit:,} are allowed"
-    bad = bad_name(value) if name else bad_character(value)
+    bad = bad_character(value)
     if bad:
         return bad
     if plain and has_markup(value):

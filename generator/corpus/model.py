@@ -7,14 +7,12 @@ stored.
 
 from __future__ import annotations
 
-import datetime
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.errors import CorpusError
 from ..core.text import is_slug, shorten
-from .fields import MAX_ITEMS, Fields, text_problem
+from .fields import MAX_ITEMS, URL_RE, Fields, date_problem, is_arxiv, is_date, text_problem
 from .fields import kind as value_kind
 from .scores import confidence_field, doubt_field
 
@@ -22,26 +20,6 @@ LINK_KINDS = ("paper", "pdf", "code", "project")
 CURATABLE = ("title", "abstract", "arxiv", "authors", "date", "topics", "tags", "links")
 # What `survey enrich` fills from a metadata source, each recorded under `enriched`.
 ENRICHABLE = ("arxiv", "authors", "et_al", "date", *(f"links.{k}" for k in LINK_KINDS))
-# ASCII digits only (\d is any script's: '２４０１.００００１' made an arXiv link to nowhere), and \Z,
-# not $, which also matches before a final newline.
-ARXIV_RE = re.compile(r"^(?:\d{4}\.\d{4,5}|[a-z][a-z.-]*(?:\.[A-Z]{2})?/\d{7})\Z", re.ASCII)
-DATE_RE = re.compile(r"^\d{4}(?:-(?:0[1-9]|1[0-2])(?:-(?:0[1-9]|[12]\d|3[01]))?)?\Z", re.ASCII)
-DAY_RE = re.compile(r"^\d{4}-\d{2}-\d{2}\Z", re.ASCII)
-URL_RE = re.compile(r"^https?://[^\s<>\"'`\\]+\Z")
-
-
-def is_date(text: str, day: bool = False) -> bool:
-    """YYYY, YYYY-MM or YYYY-MM-DD (only the last with day=True), a day of the calendar: the
-    pattern alone took 2024-02-30."""
-    if not (DAY_RE if day else DATE_RE).match(text):
-        return False
-    if len(text) < 10:
-        return True
-    try:
-        datetime.date.fromisoformat(text)
-    except ValueError:
-        return False
-    return True
 
 PAPER_FIELDS = (
     "slug", "title", "alternate_titles", "abstract", "arxiv", "authors", "et_al", "date",
@@ -144,9 +122,7 @@ class Paper:
         title = f.text("title", required=True, limit=MAX_TITLE)
         abstract = f.text("abstract", required=True, limit=MAX_ABSTRACT)
         arxiv, date = arxiv_field(f), date_field(f)
-        added = f.text("added")
-        if added is not None and not is_date(added, day=True):
-            f.problem("added", f"{shorten(added)} is not a date YYYY-MM-DD")
+        added = date_field(f, "added", day=True)
         links = _links(f)
         enriched = _enriched(f)
         curated = f.text_list("curated")
@@ -157,7 +133,7 @@ class Paper:
         confidence, doubt = confidence_field(f, topics), doubt_field(f)
         alternate_titles = f.text_list("alternate_titles", limit=MAX_TITLE)
         # Two co-authors may share a name ('Chen Li' twice in 45 real papers): real data.
-        authors = f.text_list("authors", unique=False, limit=MAX_NAME, items=MAX_AUTHORS, names=True)
+        authors = f.text_list("authors", unique=False, limit=MAX_NAME, items=MAX_AUTHORS)
         et_al = f.data.get("et_al", False)
         if not isinstance(et_al, bool):
             f.problem("et_al", f"must be true or false, found {value_kind(et_al)} {shorten(et_al)}")
@@ -208,16 +184,18 @@ class Paper:
 def arxiv_field(f: Fields) -> str | None:
     """The record's arXiv id, or None (absent, or a problem noted)."""
     arxiv = f.text("arxiv")
-    if arxiv is not None and not ARXIV_RE.match(arxiv):
-        f.problem("arxiv", f"{shorten(arxiv)} is not an arXiv id without version, like '2104.07857'")
+    if arxiv is not None and not is_arxiv(arxiv):
+        f.problem("arxiv", f"{shorten(arxiv)} is not an arXiv id arXiv could have issued, like '2104.07857' "
+                           f"(no version; YYMM a month from 0704 to now, 4 digits after the dot until 1412)")
     return arxiv
 
 
-def date_field(f: Fields) -> str | None:
+def date_field(f: Fields, name: str = "date", day: bool = False) -> str | None:
     """The record's date (the paper's), or None (absent, or a problem noted)."""
-    date = f.text("date")
-    if date is not None and not is_date(date):
-        f.problem("date", f"{shorten(date)} is not a date: use YYYY, YYYY-MM or YYYY-MM-DD")
+    date = f.text(name)
+    problem = None if date is None else date_problem(date, day)
+    if problem:
+        f.problem(name, problem)
     return date
 
 
@@ -231,7 +209,8 @@ def _links(f: Fields) -> dict[str, str]:
         if kind in links_raw:
             url = links_raw[kind]
             if not isinstance(url, str) or not URL_RE.match(url):
-                f.problem(f"links.{kind}", f"{shorten(url)} is not an http(s) URL")
+                f.problem(f"links.{kind}", f"{shorten(url)} is not an http(s) URL with a plain host "
+                                           f"(ASCII, no user or password before an @)")
                 continue
             problem = text_problem(url, MAX_URL, False)
             if problem:

@@ -29,8 +29,8 @@ from typing import Any
 from ..core.errors import CorpusError, raise_problems
 from ..core.text import is_slug, shorten, shown_path
 from ..core.yamlio import LINK, dump_yaml, load_yaml, read_text
-from .fields import Fields
-from .model import MAX_ABSTRACT, MAX_ENTRIES, MAX_TITLE, Paper, arxiv_field, date_field, is_date
+from .fields import Fields, is_date
+from .model import MAX_ABSTRACT, MAX_ENTRIES, MAX_TITLE, Paper, arxiv_field, date_field
 
 REJECTED_FILE = "rejected.yaml"
 REJECTED_FIELDS = ("slug", "title", "alternate_titles", "abstract", "arxiv", "date", "rejected", "reason")

@@ -20,8 +20,9 @@ from ..core.settings import read_settings
 from ..core.text import squash
 from ..core.yamlio import load_yaml
 from ..corpus.check import duplicate_problems, vocabulary_problems
+from ..corpus.fields import ARXIV_ID, is_arxiv, strip_version
 from ..corpus.first import put_first
-from ..corpus.model import ARXIV_RE, CURATABLE, Paper
+from ..corpus.model import CURATABLE, Paper
 from ..corpus.store import load_corpus, paper_text
 from ..corpus.writes import write_files
 from .dedupe import Index
@@ -94,8 +95,8 @@ def _from_source(data: bytes, name: str) -> RawEntry:
 
 
 def _arxiv_entry(arxiv: str) -> RawEntry:
-    arxiv = re.sub(r"v\d+$", "", arxiv.strip())
-    if not ARXIV_RE.match(arxiv):
+    arxiv = strip_version(arxiv)
+    if not is_arxiv(arxiv):
         raise SurveyError(f"--arxiv: {arxiv!r} is not an arXiv id like 2104.07857")
     base = os.environ.get("SURVEY_ARXIV_API", ARXIV_API)
     url = f"{base}?id_list={arxiv}&max_results=1"
@@ -107,7 +108,7 @@ def _arxiv_entry(arxiv: str) -> RawEntry:
 
 def _hf_entry(where: str) -> RawEntry:
     if re.match(r"^https?://", where):
-        if not re.match(r"^https://huggingface\.co/papers/\d{4}\.\d{4,5}(?:v\d+)?/?$", where):
+        if not re.match(rf"^https://huggingface\.co/papers/{ARXIV_ID}(?:v\d+)?/?$", where):
             raise SurveyError(f"--hf: {where!r} is not a Hugging Face paper page URL "
                               f"(https://huggingface.co/papers/ID)")
         return _from_source(_fetch(where, "Hugging Face"), where)
@@ -123,7 +124,7 @@ def run_add(args: argparse.Namespace, today: str) -> int:
         if not (args.title and args.abstract):
             raise SurveyError("give both --title and --abstract")
         raw = RawEntry(title=squash(args.title), abstract=squash(args.abstract), position=1,
-                       arxiv=re.sub(r"v\d+$", "", args.arxiv) if args.arxiv else None)
+                       arxiv=strip_version(args.arxiv) if args.arxiv else None)
     elif args.arxiv:
         raw = _arxiv_entry(args.arxiv)
     elif args.hf:

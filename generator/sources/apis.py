@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import SurveyError
-from ..corpus.model import ARXIV_RE, Paper, is_date
+from ..corpus.fields import is_arxiv, is_date, strip_version
+from ..corpus.model import Paper
 from .metadata import Record
 from .readers import parse_source
 
@@ -82,8 +83,8 @@ def _words(title: str) -> str:
 def _version_free(arxiv: str | None) -> str | None:
     if not arxiv:
         return None
-    bare = re.sub(r"v\d+$", "", arxiv.strip())
-    return bare if ARXIV_RE.match(bare) else None
+    bare = strip_version(arxiv)
+    return bare if is_arxiv(bare) else None
 
 
 def _day(value: Any) -> str | None:

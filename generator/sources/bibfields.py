@@ -13,14 +13,12 @@ from pybtex.database.input.bibtex import month_names
 
 from ..core.tex import bib_text
 from ..core.text import shorten
-from ..corpus.model import ARXIV_RE, URL_RE, is_date
+from ..corpus.fields import ARXIV_ID, URL_RE, date_problem, is_arxiv, is_date
 
-_ARXIV_NEW = r"(?:0[7-9]|[1-9]\d)(?:0[1-9]|1[0-2])\.\d{4,5}"
-_ARXIV_OLD = r"[a-z][a-z.-]*(?:\.[A-Z]{2})?/\d{7}"
-_ARXIV_URL = re.compile(rf"arxiv\.org/(?:abs|pdf)/({_ARXIV_NEW}|{_ARXIV_OLD})(?:v\d+)?", re.I)
-_ARXIV_DOI = re.compile(rf"10\.48550/arxiv\.({_ARXIV_NEW})", re.I)
-_ARXIV_IN_TEXT = re.compile(rf"arxiv\b[^0-9]{{0,40}}?({_ARXIV_NEW}|{_ARXIV_OLD})(?:v\d+)?", re.I)
-_ARXIV_BARE = re.compile(rf"^(?:arxiv:)?\s*({_ARXIV_NEW}|{_ARXIV_OLD})(?:v\d+)?$", re.I)
+_ARXIV_URL = re.compile(rf"arxiv\.org/(?:abs|pdf)/({ARXIV_ID})(?:v\d+)?", re.I)
+_ARXIV_DOI = re.compile(rf"10\.48550/arxiv\.({ARXIV_ID})", re.I)
+_ARXIV_IN_TEXT = re.compile(rf"arxiv\b[^0-9]{{0,40}}?({ARXIV_ID})(?:v\d+)?", re.I)
+_ARXIV_BARE = re.compile(rf"^(?:arxiv:)?\s*({ARXIV_ID})(?:v\d+)?$", re.I)
 _MONTHS = {name[:3].lower(): n for n, name in enumerate(month_names.values(), 1)}
 
 
@@ -40,9 +38,9 @@ def arxiv_id(raw: dict[str, str]) -> str | None:
             break
         found = search(values.get(name, ""))
     if not found and values.get("journal", "").lower() == "corr":  # DBLP: volume = {abs/ID}
-        found = re.match(rf"^abs/({_ARXIV_NEW}|{_ARXIV_OLD})$", values.get("volume", ""))
+        found = re.match(rf"^abs/({ARXIV_ID})$", values.get("volume", ""))
     arxiv = found.group(1) if found else None
-    return arxiv if arxiv and ARXIV_RE.match(arxiv) else None
+    return arxiv if arxiv and is_arxiv(arxiv) else None
 
 
 _ARXIV_FIELDS = ("archiveprefix", "eprinttype", "eprint", "url", "howpublished", "doi", "journal",
@@ -50,6 +48,12 @@ _ARXIV_FIELDS = ("archiveprefix", "eprinttype", "eprint", "url", "howpublished",
 
 
 def entry_date(values: dict[str, str]) -> str | None:
+    """The entry's date, or None where it gives none a paper can bear (`2024-02-30`, `9999`)."""
+    date = _given_date(values)
+    return date if date and date_problem(date) is None else None
+
+
+def _given_date(values: dict[str, str]) -> str | None:
     given = bib_text(values.get("date", "")).split("/")[0]
     if given and is_date(given):
         return given

@@ -28,7 +28,7 @@ from pybtex.scanner import PybtexSyntaxError, Token
 
 from ..core.errors import SourceError
 from ..core.tex import bib_text
-from ..core.text import bad_name, has_control, shorten, squash
+from ..core.text import bad_character, has_control, shorten, squash
 from ..corpus.model import MAX_ABSTRACT, MAX_AUTHORS, MAX_NAME, MAX_TITLE
 from .bibfields import arxiv_id, entry_date, entry_links, entry_notes
 from .entries import RawEntry, Source
@@ -301,7 +301,7 @@ def _authors(value: str, shown: str, line: int, key: str, skipped: list[str]) ->
         parts = [*person.first_names, *person.middle_names, *person.prelast_names, *person.last_names,
                  *person.lineage_names]
         shown_name = bib_text(" ".join(parts))
-        problem = bad_name(shown_name)
+        problem = bad_character(shown_name)
         if problem:
             raise SourceError(shown, f"{shorten(name)} {problem}", line=line, entry=key, field="author")
         if len(shown_name) > MAX_NAME:

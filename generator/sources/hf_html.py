@@ -7,20 +7,17 @@ inline keyword links in the abstract are kept as their text, so the abstract sta
 listing without embedded data is read from its paper cards: each `<article>` whose first heading
 links to a paper, with the first paragraph outside that heading as its abstract.
 
-Why a streaming parser (the standard library's) and not a document tree: BeautifulSoup's tree,
-read here before, costs some 500 bytes a tag, so a page of small tags took 37 to 66 times its
-size in memory and about 8 s a megabyte; a source's cost must stay within about ten times its
-size (issue 31). Here only the open elements (a stack of small objects) and the texts of the
-elements read are kept; the rest of the page passes through. Elements nest as BeautifulSoup's
-html.parser tree nested them: an end tag closes the latest open element of its name and those
-opened inside it, an end tag that closes nothing is ignored, void elements hold nothing, and
-what script, style, template and noscript hold is left out. On 30,000 random pages of these
-elements it read what the tree read, but for headings holding paragraphs or other headings (a
-paragraph inside the "Abstract" heading itself, a heading inside a card's heading), which no
-saved page has. Where html.parser alone would take time squared or raise, the page is read as a
-browser reads it or refused in one line: a comment left open runs to the end, a tag cut off by
-the end is dropped, elements nest at most MAX_DEPTH deep. Character references are decoded as
-a browser decodes them (`&notx` is `¬x`; the tree kept it as written).
+A streaming parser (the standard library's), not a document tree (some 500 bytes a tag: 37 to 66
+times a page's size), keeps a source's cost within about ten times its size (issue 31): only the
+open elements (a stack of small objects) and the texts of the elements read are kept. Elements
+nest as BeautifulSoup's html.parser tree nested them: an end tag closes the latest open element
+of its name and those opened inside it, an end tag that closes nothing is ignored, void elements
+hold nothing, and what script, style, template and noscript hold is left out (on 30,000 random
+pages, it read what the tree read, but for headings holding paragraphs or headings, which no
+saved page has). Where html.parser alone would take time squared, memory many times the page's
+or raise, the page is read as a browser reads it or refused in one line (intake.BoundedHTMLParser,
+and elements nest at most MAX_DEPTH deep). Character references are decoded as a browser
+decodes them (`&notx` is `¬x`; the tree kept it as written).
 """
 
 from __future__ import annotations
@@ -28,15 +25,15 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from html.parser import HTMLParser
 from typing import Any
 
 from ..core.errors import SourceError
-from .intake import LONG_NUMBER, check_json_containers
+from ..corpus.fields import ARXIV_ID
+from .intake import LONG_NUMBER, BoundedHTMLParser, check_json_containers
 
-_ARXIV_HREF = re.compile(r"arxiv\.org/(?:abs|pdf)/(\d{4}\.\d{4,5})(?:v\d+)?")
-_PAPER_HREF = re.compile(r"^(?:https://huggingface\.co)?/papers/(\d{4}\.\d{4,5})(?:v\d+)?$")
-_ARXIV_TEXT = re.compile(r"^arxiv:\s*(\d{4}\.\d{4,5})(?:v\d+)?$", re.IGNORECASE)
+_ARXIV_HREF = re.compile(rf"arxiv\.org/(?:abs|pdf)/({ARXIV_ID})(?:v\d+)?")
+_PAPER_HREF = re.compile(rf"^(?:https://huggingface\.co)?/papers/({ARXIV_ID})(?:v\d+)?$")
+_ARXIV_TEXT = re.compile(rf"^arxiv:\s*({ARXIV_ID})(?:v\d+)?$", re.IGNORECASE)
 _DAY = re.compile(r"/papers/date/(\d{4}-\d{2}-\d{2})")
 _SKIP = frozenset({"script", "style", "template", "noscript"})
 # Elements that hold nothing (BeautifulSoup's list for html.parser).
@@ -64,20 +61,8 @@ class Page:
 
 
 def parse_hf_html(text: str, path: str) -> Page:
-    # A tag cut off by the end of the file is dropped, as a browser drops it: html.parser would
-    # look for its '>' from each '<' after it, to the end, time squared in their number.
-    last = text.rfind(">")
-    cut = text.find("<", last + 1)
-    if cut >= 0:
-        text = text[:cut]
     reader = _Reader(len(text), path)
-    try:
-        reader.feed(text)
-        reader.close()
-    except (AssertionError, ValueError):  # html.parser's: `<![ x]>`, `&#` and 5,000 digits
-        line, column = reader.getpos()
-        raise SourceError(path, f"markup that no saved page holds, at line {line} column {column + 1}: "
-                                f"not read") from None
+    reader.read(text)
     reader.finish()
 
     listing = _props(reader.props.get("DailyPapers"), "DailyPapers", path)
@@ -157,14 +142,13 @@ class _Card:
     open_paragraphs: int = 0  # paragraphs that may be its abstract, still open
 
 
-class _Reader(HTMLParser):
+class _Reader(BoundedHTMLParser):
     """One pass over a page, keeping what parse_hf_html decides from: the first embedded data of
     each target, the paper cards, the first <h1>, the paragraphs under the first "Abstract"
     heading, the first arXiv link and text, the canonical link."""
 
     def __init__(self, size: int, path: str) -> None:
-        super().__init__(convert_charrefs=True)
-        self.path = path
+        super().__init__(path)
         self.stack: list[_Element] = []
         self.open_names: dict[str, int] = {}  # how many are open, by name (a name closed is gone)
         # The text of the elements being read: pieces kept while one is open, an element's text
@@ -251,17 +235,6 @@ class _Reader(HTMLParser):
 
     def handle_comment(self, data: str) -> None:
         self._node_ends()
-
-    # A comment or a marked section (`<![CDATA[`) left open runs to the end of the page, as in a
-    # browser. html.parser would give its opening as text and look for the end again from the
-    # next one: time squared in their number (`<!--x>` 60,000 times took 41 s).
-    def parse_comment(self, i: int, report: bool = True) -> int:
-        end = super().parse_comment(i, report)
-        return len(self.rawdata) if end < 0 else end
-
-    def parse_marked_section(self, i: int, report: bool = True) -> int:
-        end = super().parse_marked_section(i, report)
-        return len(self.rawdata) if end < 0 else end
 
     def _node_ends(self) -> None:
         # A text node that is an arXiv id alone ("arXiv:2401.00001"). The parser may give one

@@ -12,7 +12,8 @@ from typing import Any
 
 from ..core.errors import SourceError
 from ..core.text import shorten, squash
-from ..corpus.model import MAX_ENTRIES, URL_RE, is_date
+from ..corpus.fields import URL_RE, is_date, strip_version
+from ..corpus.model import MAX_ENTRIES
 from .entries import RawEntry, Source
 from .intake import LONG_NUMBER, check_json_containers
 
@@ -118,10 +119,6 @@ def hf_item_entry(item: Any, position: int, path: str) -> RawEntry:
         arxiv=strip_version(arxiv) if arxiv else None, authors=authors,
         date=iso_date(paper.get("publishedAt") or item.get("publishedAt")), links=links,
     )
-
-
-def strip_version(arxiv: str) -> str:
-    return re.sub(r"v\d+$", "", arxiv.strip())
 
 
 def iso_date(value: Any) -> str | None:

@@ -7,15 +7,18 @@ bounded memory and time, and what cannot be read safely is refused in one line.
   limit ("billion laughs") or pull in local files.
 - JSON denser in objects and arrays than any daily-papers file, and XML or HTML denser in tags
   than any feed or page, is refused before it is parsed: built, `[{},{},...]` takes twenty
-  times its size, `<b>x</b><b>x</b>...` a hundred.
+  times its size, `<b>x</b><b>x</b>...` a hundred. An HTML tag of more attributes than any
+  page's is refused too (`BoundedHTMLParser`, which HTML is streamed through).
 """
 
 from __future__ import annotations
 
 import codecs
+import html.parser
 import io
 import re
 import zlib
+from html.parser import HTMLParser
 from pathlib import Path
 
 from ..core.errors import SourceError
@@ -122,3 +125,73 @@ def check_markup_tags(text: str, shown: str) -> None:
         raise SourceError(shown, f"{tags:,} tags in {len(text):,} characters: more than one per "
                                  f"{BYTES_PER_NODE}, where an arXiv feed has one per 56 and a saved Hugging "
                                  f"Face page one per 46; not read")
+
+
+class BoundedHTMLParser(HTMLParser):
+    """html.parser, where alone it would take time squared, memory many times the page's or
+    raise: read as a browser reads the page, or refused in one line naming it."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.path = path
+
+    def read(self, text: str) -> None:
+        # A tag cut off by the end of the file is dropped, as a browser drops it: html.parser would
+        # look for its '>' from each '<' after it, to the end, time squared in their number.
+        last = text.rfind(">")
+        cut = text.find("<", last + 1)
+        saved = {name: getattr(html.parser, name) for name in _POSSESSIVE}
+        vars(html.parser).update(_POSSESSIVE)  # while this page is read (parse_starttag)
+        try:
+            self.feed(text[:cut] if cut >= 0 else text)
+            self.close()
+        except (AssertionError, ValueError):  # html.parser's: `<![ x]>`, `&#` and 5,000 digits
+            line, column = self.getpos()
+            raise SourceError(self.path, f"markup that no saved page holds, at line {line} column "
+                                         f"{column + 1}: not read") from None
+        finally:
+            vars(html.parser).update(saved)
+
+    # A start tag costs html.parser far more than its size: its patterns' greedy loops keep
+    # backtracking state, some 150 to 240 bytes a character of the tag (`<a b=c b=c ...>`: 4 MB
+    # took 713 MB; `<a b` and a million spaces), and it lists every attribute before any is
+    # handled. While `read` reads, its patterns run possessive (`*+`: the same matches, without
+    # that state), and a tag of more than MAX_ATTRIBUTES attributes (a saved page's have a few;
+    # each takes two characters at least) is refused before they are listed.
+    def parse_starttag(self, i: int) -> int:
+        end = self.check_for_whole_start_tag(i)
+        if end - i > 2 * MAX_ATTRIBUTES:
+            found = _POSSESSIVE["tagfind_tolerant"].match(self.rawdata, i + 1)
+            for _ in range(MAX_ATTRIBUTES + 2):  # the tag's name, its attributes, what ends them
+                if not found or found.end() >= end:
+                    break
+                found = _POSSESSIVE["attrfind_tolerant"].match(self.rawdata, found.end())
+            else:
+                line, column = self.getpos()
+                raise SourceError(self.path, f"a tag with more than {MAX_ATTRIBUTES:,} attributes (at "
+                                             f"line {line} column {column + 1}): not a saved page; not read")
+        return super().parse_starttag(i)
+
+    # A comment or a marked section (`<![CDATA[`) left open runs to the end of the page, as in a
+    # browser. html.parser would give its opening as text and look for the end again from the
+    # next one: time squared in their number (`<!--x>` 60,000 times took 41 s).
+    def parse_comment(self, i: int, report: bool = True) -> int:
+        end = super().parse_comment(i, report)
+        return len(self.rawdata) if end < 0 else end
+
+    def parse_marked_section(self, i: int, report: bool = True) -> int:
+        end = super().parse_marked_section(i, report)
+        return len(self.rawdata) if end < 0 else end
+
+
+MAX_ATTRIBUTES = 1000
+
+
+def _possessive(name: str) -> re.Pattern[str]:
+    own: re.Pattern[str] = getattr(html.parser, name)
+    return re.compile(own.pattern.replace("(?:\\s|/(?!>))*", "(?:\\s|/(?!>))*+")
+                      .replace("\n     )*\n", "\n     )*+\n"), own.flags)
+
+
+_POSSESSIVE = {name: _possessive(name) for name in ("tagfind_tolerant", "attrfind_tolerant",
+                                                     "locatestarttagend_tolerant")}

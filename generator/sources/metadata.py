@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.text import match_key, shingles
-from ..corpus.model import URL_RE, Enriched, Paper
+from ..corpus.fields import URL_RE
+from ..corpus.model import Enriched, Paper
 
 # A close title: at least this alike (difflib ratio of the normalised titles)...
 CLOSE_TITLE = 0.85

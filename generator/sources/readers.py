@@ -21,21 +21,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import SourceError
-from ..core.text import bad_character, bad_name, has_markup, shorten, squash
-from ..corpus.model import (
-    ARXIV_RE,
-    MAX_ABSTRACT,
-    MAX_AUTHORS,
-    MAX_DESCRIPTION,
-    MAX_NAME,
-    MAX_TITLE,
-    MAX_URL,
-    URL_RE,
-    is_date,
-)
+from ..core.errors import CorpusError, SourceError, each_problem
+from ..core.text import bad_character, has_markup, shorten, squash
+from ..corpus.fields import URL_RE, strip_version
+from ..corpus.model import MAX_DESCRIPTION, MAX_URL, Paper
 from .entries import RawEntry, Source
-from .hf_json import hf_item_entry, iso_date, read_hf_json, strip_version
+from .hf_json import hf_item_entry, iso_date, read_hf_json
 from .intake import check_markup_tags, read_bytes, unpacked
 
 FORMATS = {
@@ -156,37 +147,18 @@ def detect(text: str) -> str | None:
 
 
 def check_entry(entry: RawEntry, path: str, abstract: bool = True) -> None:
-    """What the corpus schema asks of a paper's fields, checked as the source is read: a record
-    the corpus would refuse is refused here, before anything is written. `abstract=False`: an
-    entry may come without one (a BibTeX entry, which only merges then)."""
-    def fail(name: str, message: str) -> SourceError:
-        return SourceError(path, message, entry=entry.label, field=name)
-
-    for name, limit in (("title", MAX_TITLE), ("abstract", MAX_ABSTRACT)):
-        value = getattr(entry, name)
-        if not value and (name == "title" or abstract):
-            raise fail(name, "is missing")
-        if len(value) > limit:
-            raise fail(name, f"is {len(value):,} characters long; at most {limit:,} are allowed")
-        bad = bad_character(value)
-        if bad:
-            raise fail(name, bad)
-    if entry.arxiv is not None and not ARXIV_RE.match(entry.arxiv):
-        raise fail("arxiv", f"{shorten(entry.arxiv)} is not an arXiv id")
-    if entry.date is not None and not is_date(entry.date):
-        raise fail("date", f"{shorten(entry.date)} is not a date")
-    if len(entry.authors) > MAX_AUTHORS:
-        raise fail("authors", f"has {len(entry.authors):,} items; at most {MAX_AUTHORS:,} are allowed")
-    for i, author in enumerate(entry.authors):
-        problem = (f"is {len(author):,} characters long; at most {MAX_NAME:,} are allowed"
-                   if len(author) > MAX_NAME else bad_name(author))
-        if problem:
-            raise fail(f"authors[{i}]", problem)
-    for kind, url in entry.links.items():
-        problem = (f"is {len(url):,} characters long; at most {MAX_URL:,} are allowed"
-                   if len(url) > MAX_URL else bad_character(url))
-        if problem:
-            raise fail(f"links.{kind}", problem)
+    """The corpus schema's rules for a paper (Paper.from_dict's own, so the two never disagree),
+    checked as the source is read: what `survey check` would refuse is refused here, before
+    anything is written. `abstract=False`: an entry may come without one (a BibTeX entry, which
+    only merges then)."""
+    data = {"slug": "entry", "title": entry.title, "abstract": entry.abstract or ("" if abstract else "-"),
+            "arxiv": entry.arxiv, "authors": entry.authors or None, "et_al": entry.et_al or None,
+            "date": entry.date, "links": entry.links or None, "topics": [], "tags": []}
+    try:
+        Paper.from_dict({k: v for k, v in data.items() if v is not None}, path)
+    except CorpusError as exc:
+        first = each_problem(exc)[0]
+        raise SourceError(path, first.message, entry=entry.label, field=first.field) from None
 
 
 # --- Hugging Face listing text -------------------------------------------------------------
