@@ -29,6 +29,7 @@ NOTHING = frozenset({
     "xspace", "displaystyle", "textstyle", "small", "footnotesize", "large", "Large",
 })
 
+# A raised or lowered text whose characters all have a Unicode form (`10^{-3}` is 10⁻³).
 SCRIPTS = {"^": dict(zip("0123456789+-=()", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾", strict=True)),
             "_": dict(zip("0123456789+-=()", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎", strict=True))}
 _SCRIPT_WORDS = {"circ": "°", "prime": "′", "dagger": "†", "ast": "*", "star": "*"}

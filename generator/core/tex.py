@@ -26,6 +26,7 @@ deeper than `_DEPTH` is read as text.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from dataclasses import dataclass
@@ -60,8 +61,7 @@ _STYLES = frozenset({
 })
 _REFS = frozenset({"cite", "citep", "citet", "citealp", "citeauthor", "ref", "eqref", "autoref", "cref",
                    "Cref"})
-# A raised or lowered text whose characters all have a Unicode form (`10^{-3}` is 10⁻³).
-_DEPTH = 20
+_DEPTH = 20  # braces nested deeper are text: no recursion without end on `{{{{...`
 _ACCENT_BASE = re.compile(r"\s*(?:\{\s*(\\[ij](?![A-Za-z])|[A-Za-z])\s*\}|(\\[ij](?![A-Za-z])|[A-Za-z]))")
 _LETTER_ACCENT = re.compile(r"(?:\s*\{\s*(\\[ij](?![A-Za-z])|[A-Za-z])\s*\}|\s+([A-Za-z]))")
 _WORD = re.compile(r"\\([A-Za-z]+)\*?")
@@ -183,8 +183,8 @@ class _Reader:
             if close > i + 2:
                 self.math(text[i + 2:close], display=True, written=text[i:close + 2])
                 return close + 2
-        later = [d for d in self._dollars_after(i) if d < end]
-        close = later[0] if later else -1
+        k = bisect.bisect_right(self.dollars, i)  # the next `$` not escaped
+        close = self.dollars[k] if k < len(self.dollars) and self.dollars[k] < end else -1
         if self.bibtex:  # TeX itself: every `$` opens or closes math
             if close > i:
                 self.math(text[i + 1:close], display=False, written=text[i:close + 1])
@@ -206,12 +206,6 @@ class _Reader:
             return i + 1
         self.emit("$")
         return i + 1
-
-    def _dollars_after(self, i: int) -> list[int]:
-        import bisect
-
-        k = bisect.bisect_right(self.dollars, i)
-        return self.dollars[k:k + 1]
 
     def math(self, source: str, display: bool, written: str) -> None:
         if self.bibtex:
