@@ -56,6 +56,7 @@ MARKS = (0, 5, 10, 15, 20, 25, 30, 50)  # % of the queue decided
 BATCH = 5  # % of the queue decided between two refreshes
 K = 10  # nearest labelled papers (5-fold CV on the tune papers: K 5, 10, 20 gave micro-F1 0.67, 0.68, 0.63)
 FOLDS = 5
+DECIDED = 1.0  # a decision's weight in training against a labelled paper's (--decided-weight)
 Probs = dict[str, dict[str, float]]
 
 
@@ -122,9 +123,13 @@ def scorer(order: str, world: World, queue: Sequence[Doc], probs: Probs,
 Weights = dict[str, TopicWeights]
 
 
-def fit(world: World, docs: Sequence[Doc], known: dict[str, frozenset[str] | None] | None = None) -> Weights:
+def fit(world: World, docs: Sequence[Doc], known: dict[str, frozenset[str] | None] | None = None,
+        decided: int = 0) -> Weights:
+    """The model of `survey train` on docs, the last `decided` of them the curator's decisions
+    (weighing DECIDED each)."""
+    weight = [1.0] * (len(docs) - decided) + [DECIDED] * decided if decided and DECIDED != 1 else None
     return train(world.taxonomy, [], [d.gold for d in docs], [world.feats[d.key] for d in docs],
-                 [known.get(d.source) for d in docs] if known else None)
+                 [known.get(d.source) for d in docs] if known else None, weight)
 
 
 def predict_all(world: World, weights: Weights, docs: Sequence[Doc]) -> Probs:
@@ -146,7 +151,7 @@ def simulate(world: World, order: str, learn: bool, base: Sequence[Doc], queue: 
         waiting = sorted((d for d in queue if d.key not in done), key=lambda d: (-rank(d), d.key))
         decided += waiting[:round(mark / 100 * len(queue)) - len(decided)]
         if learn:
-            weights = fit(world, [*base, *decided])
+            weights = fit(world, [*base, *decided], decided=len(decided))
             done = {d.key for d in decided}
             probs.update(predict_all(world, weights, [d for d in queue if d.key not in done]))
             rank = scorer(order, world, [d for d in queue if d.key not in done], probs,
@@ -230,7 +235,11 @@ def main() -> None:
     parser.add_argument("--tune", action="store_true", help="on a cross-validation of the tune papers")
     parser.add_argument("--gate", action="store_true", help="queue only what --on-topic keeps")
     parser.add_argument("--new-topic", metavar="ID", help="report how a topic added later is learnt")
+    parser.add_argument("--decided-weight", type=float, default=1.0, metavar="W",
+                        help="with --learn: a decision weighs W labelled papers in training")
     args = parser.parse_args()
+    global DECIDED
+    DECIDED = args.decided_weight
     corpus = load_corpus(ROOT / "corpus")
     taxonomy = corpus.taxonomy
     docs = load_labelled(corpus, [ROOT / p for p in LABELS], texts_reader([Path(args.texts)]))

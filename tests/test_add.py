@@ -44,6 +44,7 @@ def test_add_from_options(corpus: Path) -> None:
     slug = "fast-cuda-kernels-for-c-on-5-gpus"
     assert f"papers/{slug}.yaml" in result.stdout
     assert f"page: https://ml-systems-survey.github.io/survey/papers/{slug}/" in result.stdout
+    assert f"preview: http://127.0.0.1:8000/survey/papers/{slug}/ (mkdocs serve --dirty)" in result.stdout
     paper = load_corpus(corpus).papers[slug]
     assert paper.title == "Fast <CUDA> kernels for C# on $5 GPUs"
     assert "kernels" in paper.topics and "cuda" in paper.tags  # suggested

@@ -318,6 +318,7 @@ def test_default_site_names_no_third_party(real_site: Path) -> None:
                  for el in html.select("link[href]:not([rel=canonical]), script[src], img[src]")}
         assert hosts == {None}, (page, hosts)
         assert not html.select("[data-md-component='source'], a.md-content__button")
+        assert "Edit this file" not in html.get_text()
 
 
 @pytest.mark.slow
@@ -335,6 +336,10 @@ def test_with_a_repository_the_edit_link_opens_the_corpus_file(tmp_path: Path) -
     page = soup(site / "papers" / "rewrite-the-stars" / "index.html")
     edit = page.select_one("a.md-content__button[href*='/edit/']")
     assert edit["href"] == "https://github.com/example/survey/edit/main/corpus/papers/rewrite-the-stars.yaml"
+    # the paper's row of actions has it too, where a reader looks (and only with a repository:
+    # test_the_site_calls_no_third_party_out_of_the_box has none)
+    action = page.select_one("p.survey-actions").find("a", string="Edit this file")
+    assert action["href"] == edit["href"]
     assert page.select_one("a[data-md-component='source']")["href"] == "https://github.com/example/survey"
 
 

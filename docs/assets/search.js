@@ -177,9 +177,10 @@
     return a;
   }
 
-  // A result on the search page: the same entry as the lists' (templates/_entry.md.j2), then the
-  // words the query matched.
-  function resultItem(data) {
+  // A result on the search page: the same entry as the lists' (templates/_entry.html.j2), then the
+  // words the query matched (with no words, Pagefind's excerpt is the page's first words, the
+  // title and authors again: left out).
+  function resultItem(data, words) {
     var entry = entryOf(data);
     var li = el("li", "survey-result");
     var article = el("article", "survey-result__article md-typeset");
@@ -205,9 +206,11 @@
       chips.appendChild(document.createTextNode(" "));
     });
     if (chips.childNodes.length) article.appendChild(chips);
-    var teaser = el("p", "survey-result__teaser");
-    teaser.appendChild(excerpt(data.excerpt || ""));
-    article.appendChild(teaser);
+    if (words) {
+      var teaser = el("p", "survey-result__teaser");
+      teaser.appendChild(excerpt(data.excerpt || ""));
+      article.appendChild(teaser);
+    }
     li.appendChild(article);
     return li;
   }
@@ -536,7 +539,7 @@
           }
           results.appendChild(el("p", "survey-search__status", status));
           var ol = el("ol", "survey-search__list");
-          items.forEach(function (d) { ol.appendChild(resultItem(d)); });
+          items.forEach(function (d) { ol.appendChild(resultItem(d, words)); });
           results.appendChild(ol);
           if (n > shown) {
             var more = el("button", "md-button survey-search__more", "Show " + Math.min(PAGE, n - shown) + " more");

@@ -139,11 +139,13 @@ KEEP = 3000
 
 def train(taxonomy: Taxonomy, docs: Sequence[tuple[str, str]], gold: Sequence[Sequence[str]],
           feats: Sequence[dict[str, float]] | None = None,
-          known: Sequence[frozenset[str] | None] | None = None) -> dict[str, TopicWeights]:
+          known: Sequence[frozenset[str] | None] | None = None,
+          weight: Sequence[float] | None = None) -> dict[str, TopicWeights]:
     """Fit one L2-regularised logistic regression per topic and keep its KEEP largest effects.
     `feats`: the docs' features, when the caller has them (cross-validation trains k models on
     the same papers: their features, most of a fit's time, are computed once). `known`: for each
-    doc, the topics it is evidence for (None: all); a topic learns from those docs only."""
+    doc, the topics it is evidence for (None: all); a topic learns from those docs only.
+    `weight`: each doc's weight in the fit (1 each by default)."""
     import numpy as np
     from sklearn.feature_extraction import DictVectorizer
     from sklearn.linear_model import LogisticRegression
@@ -169,7 +171,8 @@ def train(taxonomy: Taxonomy, docs: Sequence[tuple[str, str]], gold: Sequence[Se
             continue
         model = LogisticRegression(C=C, solver="liblinear", class_weight="balanced", max_iter=1000,
                                    random_state=0)  # liblinear shuffles: the same labels, the same weights
-        model.fit(x if rows.all() else x[rows], y)
+        w = None if weight is None else np.asarray(weight, dtype=float)[rows]
+        model.fit(x if rows.all() else x[rows], y, sample_weight=w)
         w = model.coef_.ravel()
         effect = np.abs(w) * mean_abs
         order = sorted(range(len(w)), key=lambda i: (-effect[i], names[i]))[:KEEP]

@@ -32,16 +32,19 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def cmd_classify(args: argparse.Namespace) -> int:
-    from ..classify.suggest import Budget, suggest
+    from ..classify.suggest import suggest_all
     from ..corpus.store import load_corpus, paper_text
     from ..corpus.writes import write_files
 
     corpus = load_corpus(args.corpus)
-    changes, budget = [], Budget()
-    for paper in corpus.sorted_papers():
-        s = suggest(corpus.taxonomy, paper.title, paper.abstract, budget)
-        new = {}
-        for name, ids in (("topics", s.topic_ids), ("tags", s.tag_ids)):
+    changes = []
+    papers = corpus.sorted_papers()
+    # On every core (one budget for the rules a worker): the refresh after `survey train` scores
+    # every paper (10,606 papers: 45 s of CPU).
+    briefs = suggest_all(corpus.taxonomy, [(p.title, p.abstract) for p in papers])
+    for paper, s in zip(papers, briefs, strict=True):
+        new: dict[str, list[str]] = {}
+        for name, ids in (("topics", list(s.topic_ids)), ("tags", list(s.tag_ids))):
             if getattr(paper, name) != ids:
                 marker = " (curated, kept)" if name in paper.curated else ""
                 print(f"{paper.file}: {name}: {getattr(paper, name)} -> suggested {ids}{marker}")

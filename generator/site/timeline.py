@@ -101,16 +101,18 @@ def chart(data: Timeline) -> str:
                            f'height="{h:.1f}" class="survey-bar"/>')
         out.append(f'<text x="{WIDTH - RIGHT_W + 6}" y="{base - 4}" fill="currentColor" font-size="12">'
                    f"max {max(counts)}</text>")
-    axis_y = len(data.rows) * row_h + 15
+    axis_y = len(data.rows) * row_h + 16
+    # Under the bars: the first period ("2024 Q4"), then each year where its first quarter is
+    # (every year when the periods are years), any label that would touch the one before left out.
+    last_x = -100.0
     for i, period in enumerate(data.periods):
         year, _, quarter = period.partition(" ")
-        # Quarters: the year under its first quarter, and under the first bar when that is a
-        # first or second quarter (a later one leaves no room before the next year's). Years:
-        # each, or every other one when there are many.
-        shown = (quarter == "Q1" or (i == 0 and quarter == "Q2")) if quarter else (n <= 15 or i % 2 == 0)
-        if shown:
-            out.append(f'<text x="{LABEL_W + i * step:.1f}" y="{axis_y}" fill="currentColor" '
-                       f'font-size="11">{escape(year)}</text>')
+        label = period if i == 0 else year if quarter in ("", "Q1") else ""
+        x = LABEL_W + i * step
+        if label and x - last_x >= 8 * len(label) + 12:
+            out.append(f'<text x="{x:.1f}" y="{axis_y}" fill="currentColor" font-size="12">'
+                       f"{escape(label)}</text>")
+            last_x = x
     out.append("</svg>")
     return "".join(out) + "\n\n" + _table(data, title)
 

@@ -12,12 +12,13 @@ import re
 import sys
 import tempfile
 import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
 from ..core.errors import DuplicateError, OfflineError, SurveyError
 from ..core.settings import read_settings
-from ..core.text import squash
+from ..core.text import shown_path, squash
 from ..core.yamlio import load_yaml
 from ..corpus.check import duplicate_problems, vocabulary_problems
 from ..corpus.fields import ARXIV_ID, is_arxiv, strip_version
@@ -30,6 +31,7 @@ from .entries import RawEntry
 from .importer import new_paper
 from .readers import check_entry, read_source
 from .rejects import Rejects, Taken, why
+from .report import review_command
 
 ARXIV_API = "https://export.arxiv.org/api/query"
 TIMEOUT = 20
@@ -186,8 +188,14 @@ def run_add(args: argparse.Namespace, today: str) -> int:
         unsure = ", ".join(f"{v.id} {v.confidence:.2f}" for v in suggestion.uncertain)
         print(f"review: the model is unsure of {unsure}; read the abstract and fix `topics` if needed")
     print(f"tags: {', '.join(paper.tags) or '(none)'}")
-    print(f"page: {read_settings().url}{paper.path}")
+    # The published address, and where `mkdocs serve` shows the page now, the next step a
+    # contributor takes (MkDocs's default address, under site_url's path).
+    url = read_settings().url
+    print(f"page: {url}{paper.path}")
+    local = f"http://127.0.0.1:8000{urllib.parse.urlsplit(url).path or '/'}{paper.path}"
+    print(f"preview: {local} (mkdocs serve --dirty)")
     if "topics" not in paper.curated:
         put_first(corpus.root, [paper.slug])
-        print(f"decide its topics now: survey review {paper.slug} (it is first in `survey review`)")
+        print(f"decide its topics now: {review_command(paper.slug, shown_path(corpus.root))} (it is first "
+              f"in `survey review`)")
     return 0

@@ -17,6 +17,11 @@ from .scope import LeftOut
 NAMED = 10  # entries without an abstract named one by one; the summary counts them all
 
 
+def review_command(slug: str, corpus: str) -> str:
+    """The command that reviews one paper now, as it is typed here (corpus: its folder as shown)."""
+    return f"survey review {slug}" + ("" if corpus == "corpus" else f" --corpus {shlex.quote(corpus)}")
+
+
 def _n(count: int, one: str, many: str | None = None) -> str:
     return f"{count:,} {one if count == 1 else many or one + 's'}"
 
@@ -71,8 +76,7 @@ class Report:
         lines += [f"note: {s}" for s in self.notes]
         lines += [f"already imported, unchanged: {s}" for s in self.already]
         lines.append(f"files written: {len(self.written):,}")
-        where = "" if self.corpus == "corpus" else f" --corpus {shlex.quote(self.corpus)}"
-        lines += [f"taken in: {path}; decide its topics now: survey review {slug}{where}"
+        lines += [f"taken in: {path}; decide its topics now: {review_command(slug, self.corpus)}"
                   for slug, path in self.taken]
         unsure = (f" (the model is unsure of a topic of {self.unsure:,} of the papers added)"
                   if self.unsure else "")
