@@ -121,8 +121,8 @@ def test_import_of_the_real_bib_files(tmp_path: Path) -> None:
     abstracts = sum(map(with_abstract, texts))
     # 14 entries without an abstract are seed papers (11 of them, some in two files)
     assert result.stdout.splitlines()[0] == (
-        f"entries read: {entries}; papers added: {abstracts}; merged into existing papers: 14; "
-        "possible duplicates to review: 0")
+        f"entries read: {entries}; papers added: {abstracts}; already in the corpus: 14; "
+        "possible duplicates to look at: 0")
     assert f"not imported: {entries - abstracts - 14} entries without an abstract" in result.stdout
     no_abstract = [line for line in result.stdout.splitlines() if line.startswith("no abstract: ")]
     assert no_abstract[-1] == f"no abstract: and {entries - abstracts - 14 - 10} more entries"
@@ -150,7 +150,7 @@ def test_a_bibliography_in_every_shape_imports(tmp_path: Path) -> None:
     result = survey("import", str(ODD), "--corpus", str(corpus), env=DAY)
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[0] == (
-        "entries read: 4; papers added: 3; merged into existing papers: 0; possible duplicates to review: 0")
+        "entries read: 4; papers added: 3; already in the corpus: 0; possible duplicates to look at: 0")
     assert f"note: {ODD}:38: entry servekit repeats the entry of line 30 word for word; read once" \
         in result.stdout
     assert f"note: {ODD}:49: entry notitle has no title; skipped" in result.stdout

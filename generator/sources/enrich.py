@@ -23,6 +23,7 @@ from .dedupe import Index
 from .entries import RawEntry
 from .metadata import Record, additions, apply, judge, lacking
 from .readers import FORMATS, read_source
+from .rejects import Rejects
 
 __all__ = ["WEB_SOURCES", "Enricher", "Report", "Web", "file_records"]  # what `survey enrich` calls
 
@@ -38,6 +39,7 @@ class Report:
     unreachable: list[str] = field(default_factory=list)
     written: list[str] = field(default_factory=list)
     unasked: int = 0  # papers no source could be asked about (unreachable, or not in the cache)
+    rejected: set[str] = field(default_factory=set)  # records of papers a curator rejected: skipped
 
     def summary(self) -> str:
         total = len({s for slugs in self.enriched.values() for s in slugs})
@@ -47,6 +49,10 @@ class Report:
                  + f"; for review: {len(self.review)}; not found: {len(self.not_found)}"
                  + (f"; not asked: {self.unasked}" if self.unasked else "")
                  + (f"; not looked up: {len(self.not_looked_up)}" if self.not_looked_up else "")]
+        if self.rejected:
+            n = len(self.rejected)
+            lines.append(f"rejected earlier: {n} record{'s' * (n != 1)} of rejected papers, skipped "
+                         f"(corpus/rejected.yaml)")
         lines += [f"note: {n}" for n in self.notes]
         lines += [f"unreachable: {u}" for u in self.unreachable]
         lines += [f"review: {r}" for r in self.review]
@@ -95,6 +101,7 @@ class Enricher:
         self.web = web
         self.sources = [WEB_SOURCES[s](web) for s in sources] if web else []
         self.report = Report()
+        self.rejects = Rejects(corpus.rejected)
         self._reviewed: set[tuple[str, str]] = set()
         self.answered: set[str] = set()  # papers some source answered about (network or cache)
         self.asked: set[str] = set()  # papers a source was to be asked about
@@ -116,6 +123,9 @@ class Enricher:
         """Judge one record for one paper; write down what it adds. True when it was the paper."""
         verdict = judge(paper, record)
         if verdict is None:
+            return False
+        if self.rejects.match(record.title, record.abstract or "", record.arxiv) is not None:
+            self.report.rejected.add(record.shown())  # it would make this paper a rejected one
             return False
         kind, how = verdict
         if kind == "review":
@@ -145,6 +155,9 @@ class Enricher:
         """Match a file's records to the papers the way `survey import` does, then judge each."""
         index = Index.of({p.slug: p for p in papers}, {})
         for record in records:
+            if self.rejects.match(record.title, record.abstract or "", record.arxiv) is not None:
+                self.report.rejected.add(record.shown())
+                continue
             match = index.match(record.title, record.abstract or "", record.arxiv)
             if match:
                 self.consider(self.papers[match.slug], record)
