@@ -115,8 +115,8 @@ def test_import_summary_and_review_of_possible_duplicates(tmp_path: Path) -> Non
     result = survey("import", str(SEEDS[2]), "--corpus", str(corpus))
     assert result.returncode == 0
     summary = result.stdout.splitlines()[0]
-    assert summary == ("entries read: 177; papers added: 177; merged into existing papers: 0; "
-                       "possible duplicates to review: 1")
+    assert summary == ("entries read: 177; papers added: 177; already in the corpus: 0; "
+                       "possible duplicates to look at: 1")
     assert "may be the same paper as inference-acceleration-for-large-language-models-on-cpus" \
         in result.stdout
 
@@ -231,7 +231,7 @@ def test_arxiv_import_merges_into_the_seed_paper_by_title(seeded_corpus: Path, t
     corpus = tmp_path / "corpus"
     shutil.copytree(seeded_corpus, corpus)
     result = survey("import", str(FIXTURES / "arxiv_zero_infinity.xml"), "--corpus", str(corpus))
-    assert "papers added: 0; merged into existing papers: 1" in result.stdout
+    assert "papers added: 0; already in the corpus: 1" in result.stdout
     paper = next(p for p in load_corpus(corpus).papers.values() if p.title.startswith("ZeRO-Infinity"))
     assert paper.arxiv == "2104.07857" and paper.date == "2021-04-16"
     again = snapshot(corpus)
@@ -405,7 +405,7 @@ def test_same_abstract_under_two_arxiv_ids_stays_two_papers(tmp_path: Path) -> N
         _hf_paper("2507.02592", "WebSailor: Navigating Reasoning", ABSTRACT.format("agents"), ["A B"]),
         _hf_paper("2509.13305", "WebSailor-V2: Bridging the Chasm", ABSTRACT.format("agents"), ["A B"]))
     result = survey("import", str(source), "--corpus", str(corpus))
-    assert "papers added: 2; merged into existing papers: 0" in result.stdout, result.stdout
+    assert "papers added: 2; already in the corpus: 0" in result.stdout, result.stdout
     assert "may be the same paper as websailor-navigating-reasoning (abstracts share 100%" in result.stdout
     assert {p.arxiv for p in load_corpus(corpus).papers.values()} == {"2507.02592", "2509.13305"}
     assert survey("check", "--corpus", str(corpus)).returncode == 0

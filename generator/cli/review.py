@@ -98,8 +98,10 @@ class Sitting:
             self.slugs = list(dict.fromkeys(slugs))
         else:
             from ..classify.review import queue
+            from ..corpus.first import firsts
 
-            self.slugs = [p.slug for p in queue(self.glances.values(), self.taxonomy.topic_ids, topic)]
+            self.slugs = [p.slug for p in queue(self.glances.values(), self.taxonomy.topic_ids, topic,
+                                                firsts(root))]
 
     @functools.cached_property
     def book(self) -> Book:
@@ -149,6 +151,7 @@ def _apply(args: argparse.Namespace) -> int:
     """--apply FILE: every decision of the file, or none (each problem of the file said first)."""
     from ..classify.decisions import read_plan
     from ..classify.review import decision_files, rejection_files
+    from ..corpus.first import done_with
     from ..corpus.store import load_corpus
     from ..corpus.writes import write_files
 
@@ -170,6 +173,7 @@ def _apply(args: argparse.Namespace) -> int:
     if rejected:
         files += rejection_files(corpus, rejected, today())
     written = write_files(corpus, files)
+    done_with(corpus.root, [d.slug for d in plan.decisions])
     print(f"survey review: {plan.summary(len(written))}")
     return 0
 
@@ -256,6 +260,7 @@ class Book:
         self._commit(done.after, done.before, what="undo")
 
     def _write(self, slug: str, files: Callable[[Corpus], Sequence[tuple[str, str | None]]]) -> Written:
+        from ..corpus.first import done_with
         from ..corpus.journal import writing
 
         corpus = self.corpus()
@@ -265,6 +270,7 @@ class Book:
             after = list(files(corpus))
             before = [(rel, self._text(rel)) for rel, _ in after]
             self._commit(before, after)
+            done_with(self.root, [slug])
         return Written(before, after)
 
     def _commit(self, expected: list[tuple[str, str | None]], files: list[tuple[str, str | None]],
