@@ -224,8 +224,8 @@ def test_two_entries_alike_but_for_their_titles_are_two_papers_for_review(
     corpus = make_corpus(tmp_path / "corpus", "empty")
     code, out, _ = run(capsys, "import", str(bib), "--corpus", str(corpus))
     assert code == 0
-    assert out.startswith("entries read: 2; papers added: 2; merged into existing papers: 0; possible "
-                          "duplicates to review: 1")
+    assert out.startswith("entries read: 2; papers added: 2; already in the corpus: 0; possible "
+                          "duplicates to look at: 1")
     assert (f"review: {bib} entry two (line 2) 'Pipeline Serving With Evil Links Three': may be the same "
             f"paper as pipeline-serving-with-evil-links (abstracts share ") in out
     assert sorted(load_corpus(corpus).papers) == ["pipeline-serving-with-evil-links",
