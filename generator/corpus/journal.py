@@ -236,9 +236,11 @@ def _verified(root: Path) -> tuple[dict[str, Any], list[tuple[str, str]]]:
                               f"{len(applied)} of its {len(entries)} files were: the corpus is half "
                               f"applied. Restore them from git or a backup (`git status` lists "
                               f"them), then remove {shown_path(staging)}") from None
-        said = "none of it was applied" if applied is not None else "nothing in it is applied"
-        raise SurveyError(f"{shown_path(staging)}: {exc}; {said}: remove it"
-                          + ("" if applied is not None else ", then compare the corpus with git")) from None
+        if applied is not None:
+            raise SurveyError(f"{shown_path(staging)}: {exc}; none of it was applied: remove it") from None
+        raise SurveyError(f"{shown_path(staging)}: {exc}; nothing in it is applied, and what it changed "
+                          f"already, if anything, is unknown: compare the corpus with git (`git status`), "
+                          f"restore what it changed, then remove it") from None
     return info, entries
 
 

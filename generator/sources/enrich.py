@@ -21,7 +21,7 @@ from ..corpus.writes import write_files
 from .apis import WEB_SOURCES, Unreachable, Web
 from .dedupe import Index
 from .entries import RawEntry
-from .metadata import TITLE_ALONE, Record, additions, apply, judge, lacking
+from .metadata import Record, additions, apply, judge, lacking
 from .readers import FORMATS, read_source
 from .rejects import Rejects
 
@@ -33,7 +33,6 @@ class Report:
     lacking: int = 0
     enriched: dict[str, list[str]] = field(default_factory=dict)  # source -> slugs
     review: list[str] = field(default_factory=list)
-    title_alone: list[str] = field(default_factory=list)  # fills a person should check
     notes: list[str] = field(default_factory=list)  # what the files' readers left out
     not_found: list[str] = field(default_factory=list)
     not_looked_up: list[str] = field(default_factory=list)
@@ -47,7 +46,6 @@ class Report:
         by = "; ".join(f"{src}: {len(slugs)}" for src, slugs in sorted(self.enriched.items()))
         lines = [f"papers lacking an arXiv id, authors or a date: {self.lacking}; enriched: {total}"
                  + (f" ({by})" if by else "")
-                 + (f"; on the title alone: {len(self.title_alone)}" if self.title_alone else "")
                  + f"; for review: {len(self.review)}; not found: {len(self.not_found)}"
                  + (f"; not asked: {self.unasked}" if self.unasked else "")
                  + (f"; not looked up: {len(self.not_looked_up)}" if self.not_looked_up else "")]
@@ -57,7 +55,6 @@ class Report:
                          f"(corpus/rejected.yaml)")
         lines += [f"note: {n}" for n in self.notes]
         lines += [f"unreachable: {u}" for u in self.unreachable]
-        lines += [f"check: {c}" for c in self.title_alone]
         lines += [f"review: {r}" for r in self.review]
         lines.append(f"files written: {len(self.written)}")
         return "\n".join(lines)
@@ -71,12 +68,6 @@ class Report:
                     "written. Fill the fields by hand, or add them to `curated` to stop the question.",
                     ""]
             out += [f"- {line}" for line in self.review]
-        if self.title_alone:
-            out += ["", "### Written on the title alone", "",
-                    "The paper had no authors or date, and the record no abstract, to compare: "
-                    "check that each is the same paper. To undo one, delete the fields it names "
-                    "and its `enriched` record, and add them to `curated`.", ""]
-            out += [f"- {line}" for line in self.title_alone]
         return "\n".join(out) + "\n"
 
 
@@ -158,9 +149,6 @@ class Enricher:
             if "arxiv" in found:
                 self.arxiv_taken[found["arxiv"]] = paper.slug
             self.report.enriched.setdefault(record.source, []).append(paper.slug)
-            if how == TITLE_ALONE:
-                self.report.title_alone.append(f"{paper.file}: {', '.join(found)} from {record.shown()}, "
-                                               f"matched by {TITLE_ALONE}")
         return True
 
     def from_files(self, records: list[Record], papers: list[Paper]) -> None:
