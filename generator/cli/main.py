@@ -107,12 +107,30 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dry-run", action="store_true", help="report what would change, write nothing")
     _corpus_arg(p)
 
-    from ..sources.add import add_arguments
-
     p = sub.add_parser("add", help="create a new paper file (from options, stdin, arXiv or an HF page)")
-    add_arguments(p)
+    _add_arguments(p)
     _corpus_arg(p)
     return parser
+
+
+def _add_arguments(p: argparse.ArgumentParser) -> None:
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--arxiv", metavar="ID", help="fetch title, abstract, authors and date from arXiv "
+                                                   "(with --title and --abstract: just record the id)")
+    src.add_argument("--hf", metavar="URL_OR_FILE", help="a Hugging Face paper page URL or saved page")
+    p.add_argument("--title")
+    p.add_argument("--abstract")
+    p.add_argument("--author", action="append", default=[], metavar="NAME", help="repeatable")
+    p.add_argument("--date", help="YYYY, YYYY-MM or YYYY-MM-DD")
+    p.add_argument("--code", metavar="URL")
+    p.add_argument("--project", metavar="URL")
+    p.add_argument("--topic", action="append", metavar="ID",
+                   help="set the topics yourself (repeatable; marks them curated)")
+    p.add_argument("--tag", action="append", metavar="ID",
+                   help="set the tags yourself (repeatable; marks them curated)")
+    p.add_argument("--dry-run", action="store_true", help="print the file instead of writing it")
+    p.add_argument("--force", action="store_true",
+                   help="add a paper a curator rejected (it leaves corpus/rejected.yaml)")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -37,26 +37,6 @@ ARXIV_API = "https://export.arxiv.org/api/query"
 TIMEOUT = 20
 
 
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    src = p.add_mutually_exclusive_group()
-    src.add_argument("--arxiv", metavar="ID", help="fetch title, abstract, authors and date from arXiv "
-                                                   "(with --title and --abstract: just record the id)")
-    src.add_argument("--hf", metavar="URL_OR_FILE", help="a Hugging Face paper page URL or saved page")
-    p.add_argument("--title")
-    p.add_argument("--abstract")
-    p.add_argument("--author", action="append", default=[], metavar="NAME", help="repeatable")
-    p.add_argument("--date", help="YYYY, YYYY-MM or YYYY-MM-DD")
-    p.add_argument("--code", metavar="URL")
-    p.add_argument("--project", metavar="URL")
-    p.add_argument("--topic", action="append", metavar="ID",
-                   help="set the topics yourself (repeatable; marks them curated)")
-    p.add_argument("--tag", action="append", metavar="ID",
-                   help="set the tags yourself (repeatable; marks them curated)")
-    p.add_argument("--dry-run", action="store_true", help="print the file instead of writing it")
-    p.add_argument("--force", action="store_true",
-                   help="add a paper a curator rejected (it leaves corpus/rejected.yaml)")
-
-
 def _stdin_entry() -> RawEntry:
     if sys.stdin.isatty():
         raise SurveyError("give --title and --abstract, --arxiv ID, --hf URL, or paste the title "

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,7 +54,9 @@ def report_csv(left_out: list[LeftOut], corpus: str, name: str | None = None) ->
     for item in sorted(left_out, key=lambda i: (-i.confidence, i.key)):
         take = (f"survey import {shlex.quote(item.source)} --on-topic --take {shlex.quote(item.key)} "
                 f"--corpus {shlex.quote(corpus)}" + (f" --name {shlex.quote(name)}" if name else ""))
-        # Three decimals: at two, a paper at 0.078 read 0.08, the gate it fell under.
-        writer.writerow([csv_cell(item.key), csv_cell(item.title), item.best_topic, f"{item.confidence:.3f}",
+        # Three decimals, cut rather than rounded: at two, a paper at 0.078 read 0.08, the gate it
+        # fell under, and rounded 0.0796 would read 0.080.
+        shown = f"{math.floor(item.confidence * 1000) / 1000:.3f}"
+        writer.writerow([csv_cell(item.key), csv_cell(item.title), item.best_topic, shown,
                          csv_cell(", ".join(item.words)), csv_cell(item.first), take])
     return out.getvalue()
