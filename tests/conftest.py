@@ -251,6 +251,12 @@ def review_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return mkdocs_build(make_project(tmp, make_corpus(tmp / "corpus", "review")))
 
 
+@pytest.fixture()
+def corpus(tmp_path: Path) -> Path:
+    """A copy of the committed corpus at tmp_path/corpus, for a test that changes it."""
+    return shutil.copytree(ROOT / "corpus", tmp_path / "corpus")
+
+
 @pytest.fixture(scope="session")
 def seeded_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The "seeded" corpus, shared by the session: read it, or copy it to change it."""

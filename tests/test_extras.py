@@ -18,7 +18,7 @@ from conftest import ROOT, SEEDS, make_corpus, make_project, mkdocs_build, surve
 from generator.core.text import first_sentence
 from generator.corpus.export import bibtex, bibtex_keys
 from generator.corpus.model import Paper
-from generator.corpus.store import load_corpus, paper_text
+from generator.corpus.store import load_corpus
 from generator.site.related import related_papers
 
 CORPUS = load_corpus(ROOT / "corpus")
@@ -305,11 +305,6 @@ def test_every_paper_of_a_thousand_gets_related_papers_and_its_copies_come_first
     related = related_papers(many)
     assert len(related) == len(many)
     assert re.match(r".*-\d$", related[many[0].slug][0])
-
-
-def test_new_paper_file_round_trips() -> None:
-    paper = CORPUS.papers["rewrite-the-stars"]
-    assert paper_text(paper) == (ROOT / "corpus" / paper.file).read_text()
 
 
 def test_feeds_put_papers_by_their_date_and_each_tag_has_one(tmp_path: Path) -> None:

@@ -56,13 +56,6 @@ def shown(path: Path) -> str:
     return os.path.relpath(path, ROOT)
 
 
-@pytest.fixture()
-def corpus(tmp_path: Path) -> Path:
-    target = tmp_path / "corpus"
-    shutil.copytree(ROOT / "corpus", target)
-    return target
-
-
 def test_a_paper_file_linked_out_of_the_corpus_is_refused_unread(corpus: Path, tmp_path: Path) -> None:
     secret = tmp_path / "shadow"
     secret.write_text("root:$6$secret-hash:19000:0:99999:7:::\n", encoding="utf-8")
