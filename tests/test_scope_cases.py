@@ -90,6 +90,21 @@ def test_a_bibtex_entry_is_not_called_a_duplicate_of_a_left_out_paper(corpus: Pa
     assert "possible duplicates to look at: 0" in result.stdout
 
 
+def test_taking_in_from_a_feed_imported_before_drops_its_row_from_the_report(
+        corpus: Path, tmp_path: Path) -> None:
+    """The feed's listing is recorded (one paper was on topic), so taking another in does not
+    screen the feed again: the report the first import wrote loses that paper's row, and only it."""
+    feed = _feed(tmp_path / "a.json", BIRDS, FISH, SERVING)
+    gated = survey("import", feed, "--on-topic", "--corpus", str(corpus), cwd=tmp_path)
+    assert gated.returncode == 0, gated.stderr
+    assert set(_rows(tmp_path / "left-out-a.csv")) == {"2603.00001", "2603.00003"}
+    command = _rows(tmp_path / "left-out-a.csv")["2603.00003"]["take it in with"]
+    taken = survey(*shlex.split(command)[1:], cwd=tmp_path)
+    assert taken.returncode == 0, taken.stderr
+    assert "papers added: 1;" in taken.stdout
+    assert set(_rows(tmp_path / "left-out-a.csv")) == {"2603.00001"}
+
+
 def test_the_reports_take_command_adds_only_that_paper(corpus: Path, tmp_path: Path) -> None:
     """Nothing of the feed was on topic, so no listing of it was recorded: the report's command
     must still take in just the one paper, not the whole feed."""

@@ -187,7 +187,7 @@ def _writing(args: argparse.Namespace) -> Iterator[None]:
 def cmd_import(args: argparse.Namespace) -> int:
     from ..corpus.store import load_corpus
     from ..sources.importer import Importer
-    from ..sources.scope import report_csv, report_path
+    from ..sources.scope import report_csv, report_path, without_taken
     from .outputs import output_path, write_output
 
     what = "the report of papers left out"
@@ -202,6 +202,10 @@ def cmd_import(args: argparse.Namespace) -> int:
                           classifying=Progress("classifying the papers added"))
     if report.left_out and not args.dry_run:  # before the corpus: a re-run leaves nothing out
         write_output(path, report_csv(report.left_out, args.corpus, args.name), what)
+    elif report.taken and not args.dry_run and path.is_file() and path.stat().st_size < 2**26:
+        mended = without_taken(path.read_text(encoding="utf-8", errors="replace"), set(args.take))
+        if mended is not None:  # the papers taken in are no longer left out
+            write_output(path, mended, what)
     if not args.dry_run:
         importer.write()
     print(report.summary(None if args.dry_run else str(path)))

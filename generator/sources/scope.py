@@ -60,3 +60,18 @@ def report_csv(left_out: list[LeftOut], corpus: str, name: str | None = None) ->
         writer.writerow([csv_cell(item.key), csv_cell(item.title), item.best_topic, shown,
                          csv_cell(", ".join(item.words)), csv_cell(item.first), take])
     return out.getvalue()
+
+
+def without_taken(text: str, keys: set[str]) -> str | None:
+    """A report (report_csv's text) without the rows of the entries --take has taken in, or None
+    when it has none of them or is not such a report. A feed imported before is not screened
+    again (its listing is recorded), so its report is mended here rather than written anew."""
+    rows = list(csv.reader(io.StringIO(text)))
+    if not rows or rows[0][:1] != ["id"] or rows[0][-1:] != ["take it in with"]:
+        return None
+    kept = [row for row in rows[1:] if row[:1] and row[0] not in keys]
+    if len(kept) == len(rows) - 1:
+        return None
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows([rows[0], *kept])
+    return out.getvalue()
