@@ -137,10 +137,11 @@ def counted(*args: str, env: dict[str, str] | None = None,
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:
-    """Every file's bytes, but the lock's: every command that reads or writes makes it, and
-    writes who holds it in it (generator/corpus/lock.py)."""
+    """Every file's bytes, but the lock's (every command that reads or writes makes it, and
+    writes who holds it in it: generator/corpus/lock.py) and the review queue's order
+    (generator/corpus/first.py: no corpus data, written after a write)."""
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
-            if p.is_file() and p.name != ".survey-lock"}
+            if p.is_file() and p.name not in (".survey-lock", ".survey-first")}
 
 
 def unfill(corpus: Path, source: str, slugs: Container[str] | None = None) -> None:
@@ -248,6 +249,12 @@ def review_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The site of the "review" corpus, built once with `mkdocs build --strict` in a temp dir."""
     tmp = tmp_path_factory.mktemp("review")
     return mkdocs_build(make_project(tmp, make_corpus(tmp / "corpus", "review")))
+
+
+@pytest.fixture()
+def corpus(tmp_path: Path) -> Path:
+    """A copy of the committed corpus at tmp_path/corpus, for a test that changes it."""
+    return shutil.copytree(ROOT / "corpus", tmp_path / "corpus")
 
 
 @pytest.fixture(scope="session")

@@ -160,17 +160,6 @@ def test_a_name_with_a_joiner_is_kept() -> None:
     assert entries[0].authors == ["Ali Mohammad\u200cZadeh"]
 
 
-def test_check_and_daily_papers_refuse_a_bidi_control_in_a_name(tmp_path: Path) -> None:
-    data = yaml.safe_load("slug: s\ntitle: T\nabstract: A\ntopics: []\ntags: []\n")
-    data["authors"] = [f"Ann {BIDI}Lee"]
-    with pytest.raises(SourceError.__mro__[1], match=r"^papers/s\.yaml: entry s: field 'authors\[0\]': "
-                                                     r"contains U\+202E \(RIGHT-TO-LEFT OVERRIDE\)"):
-        Paper.from_dict(data, "papers/s.yaml")
-    feed = f'[{{"paper": {{"title": "T", "summary": "S", "authors": [{{"name": "Ann {BIDI}Lee"}}]}}}}]'
-    with pytest.raises(SourceError, match=r"^x\.json: entry #1 'T': field 'authors\[0\]': contains U\+202E"):
-        parse_source(feed.encode(), "x.json")
-
-
 # --- links --------------------------------------------------------------------------------------
 
 
@@ -207,3 +196,26 @@ def test_what_no_paper_can_bear_is_not_read_from_an_entry() -> None:
     assert notes == [f"refs.bib:{n}: entry {key}: field 'url': '{url}' is not one http:// or https:// link; "
                      f"not read" for n, key, url in [(1, "a", "https://user:pass@evil.example/x"),
                                                       (2, "b", "https://arxiv.org@evil.example/")]]
+
+
+def test_two_entries_alike_but_for_their_titles_are_two_papers_for_review(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A bibliography's entries under two titles are two works to its author: abstracts a word
+    apart made them one paper, the second title an alternate one, without a word (audit
+    2026-11-28, B6)."""
+    abstract = ("We route every request of a serving system through a cache of evil links, and show "
+                "that its latency falls by half on {} real traces.")
+    bib = tmp_path / "near.bib"
+    bib.write_text("".join(
+        f"@article{{{key}, title = {{Pipeline Serving With Evil Links{more}}}, author = {{Rae, Ann}}, "
+        f"year = {{2024}}, abstract = {{{abstract.format(n)}}}}}\n"
+        for key, more, n in (("one", "", "three"), ("two", " Three", "four"))), encoding="utf-8")
+    corpus = make_corpus(tmp_path / "corpus", "empty")
+    code, out, _ = run(capsys, "import", str(bib), "--corpus", str(corpus))
+    assert code == 0
+    assert out.startswith("entries read: 2; papers added: 2; already in the corpus: 0; possible "
+                          "duplicates to look at: 1")
+    assert (f"review: {bib} entry two (line 2) 'Pipeline Serving With Evil Links Three': may be the same "
+            f"paper as pipeline-serving-with-evil-links (abstracts share ") in out
+    assert sorted(load_corpus(corpus).papers) == ["pipeline-serving-with-evil-links",
+                                                  "pipeline-serving-with-evil-links-three"]

@@ -67,7 +67,7 @@ def test_json_of_empty_objects_is_refused_before_building_them() -> None:
     data = gzip.compress(b"[" + b"{}," * (4 * MiB // 3) + b"{}]", mtime=0)
     error, held = peak(lambda: parse_source(data, "x.json.gz"))
     assert isinstance(error, SourceError), error
-    assert "1,398,103 objects or arrays in 4,194,307 bytes of JSON: more than one per 16 bytes" in str(error)
+    assert "1,398,103 objects or arrays in 4,194,307 characters: more than one per 16, where" in str(error)
     assert held < 3 * 4 * MiB, held
 
 
@@ -130,16 +130,26 @@ def test_memory_running_out_while_reading_is_one_line(tmp_path: Path, monkeypatc
                                        f"process more\n")
 
 
-@pytest.mark.parametrize(("data", "tags"), [
-    (b'<feed xmlns="http://www.w3.org/2005/Atom">' + b"<x/>" * 2**20 + b"</feed>", "1,048,578 tags"),
-    (b"<html><body>" + b"<b>x</b>" * 2**19 + b"</body></html>", "1,048,580 tags"),
-])
-def test_markup_denser_than_any_feed_or_page_is_refused_before_parsing(data: bytes, tags: str) -> None:
-    """Built, these took 22 (Atom's elements) and 137 (BeautifulSoup's tags) times their size."""
-    error, held = peak(lambda: parse_source(data, "x"))
-    assert isinstance(error, SourceError), error
-    assert str(error).startswith(f"x: {tags} in {len(data):,} characters: more than one per 16, where an "
-                                 f"arXiv feed has one per 56")
+ATOM = b'<feed xmlns="http://www.w3.org/2005/Atom">'
+
+
+@pytest.mark.parametrize(("data", "error"), [
+    (ATOM + b"<x/>" * 2**20 + b"</feed>", "1,048,579 tags or attributes in 4,194,353 characters: more "
+                                          "than one per 16, where an arXiv feed has one per 43"),
+    (ATOM + b"<entry " + b"".join(b'a%d="" ' % i for i in range(400_000)) + b"/></feed>",
+     "400,004 tags or attributes in 4,288,948 characters: more than one per 16"),
+    (b"<html><body>" + b"<b>x</b>" * 2**19 + b"</body></html>",
+     "1,048,580 tags in 4,194,330 characters: more than one per 16, where a saved Hugging Face page"),
+    (b"@misc{k, " + b"".join(b"f%d={x}, " % i for i in range(400_000)) + b"title={T}}\n",
+     "400,001 fields in 5,088,910 characters: more than one per 16, where a real bibliography has one per"),
+    (b"Daily Papers\n\n" + b"T a\n\nA b.\n\n" * 2**19, "2,097,154 lines in 5,767,182 characters: more "
+                                                        "than one per 32, where a Hugging Face listing"),
+], ids=["Atom's tags", "Atom's attributes", "HTML's tags", "BibTeX's fields", "listing text's lines"])
+def test_a_source_denser_than_any_real_one_is_refused_before_parsing(data: bytes, error: str) -> None:
+    """Built, these took 22 (Atom's elements), 29 (Atom's attributes), 137 (BeautifulSoup's
+    tags), 27 (BibTeX's fields) and 74 (a listing text's entries) times their size."""
+    refused, held = peak(lambda: parse_source(data, "x"))
+    assert isinstance(refused, SourceError) and str(refused).startswith(f"x: {error}"), refused
     assert held < 3 * len(data), held
 
 

@@ -96,18 +96,6 @@ def test_check_reports_one_line_per_problem(tmp_path: Path) -> None:
     assert all(line.count(": ") >= 2 for line in problems)
 
 
-def test_yaml_is_loaded_safely(tmp_path: Path) -> None:
-    corpus = tmp_path / "corpus"
-    shutil.copytree(ROOT / "corpus", corpus)
-    path = corpus / "papers" / "rewrite-the-stars.yaml"
-    path.write_text(path.read_text().replace(
-        "topics:", "authors: !!python/object/apply:os.system ['touch /tmp/pwned-survey']\ntopics:"))
-    result = survey("check", "--corpus", str(corpus))
-    assert result.returncode == 1
-    assert "malformed YAML" in result.stderr
-    assert not Path("/tmp/pwned-survey").exists()
-
-
 AFTER_TOMORROW = (datetime.datetime.now(datetime.UTC) + datetime.timedelta(days=2)).date().isoformat()
 TOMORROW = (datetime.datetime.now(datetime.UTC) + datetime.timedelta(days=1)).date().isoformat()
 FIELDS = "title: {}\nabstract: A\ntopics: []\ntags: []\n"
@@ -134,6 +122,7 @@ IMPLAUSIBLE = {
     "bidi-title": ("alternate_titles: ['Rewrite \u202ethe Stars']", "field 'alternate_titles[0]': contains "
                    "U+202E (RIGHT-TO-LEFT OVERRIDE), an invisible character that changes how the text"),
     "bidi-isolate": ("abstract: A \u2066b", "field 'abstract': contains U+2066 (LEFT-TO-RIGHT ISOLATE)"),
+    "bidi-author": ("authors: ['Ann \u202eLee']", "field 'authors[0]': contains U+202E (RIGHT-TO-LEFT"),
 }
 PLAUSIBLE = {"tomorrow": f"date: '{TOMORROW}'", "old-style": "arxiv: cs/0701001",
              "first-new-style": "arxiv: '0704.0001'", "last-4-digit": "arxiv: '1412.9999'",
@@ -158,15 +147,6 @@ def test_what_check_accepts_is_plausible(tmp_path: Path) -> None:
     for slug, (_, problem) in IMPLAUSIBLE.items():
         start = f"corpus/papers/{slug}.yaml: entry {slug}: {problem}"
         assert any(p.startswith(start) for p in problems), (start, problems)
-
-
-def test_unquoted_arxiv_id_stays_text(tmp_path: Path) -> None:
-    corpus = tmp_path / "corpus"
-    shutil.copytree(ROOT / "corpus", corpus)
-    path = corpus / "papers" / "rewrite-the-stars.yaml"
-    path.write_text(path.read_text().replace("topics:", "arxiv: 2104.07850\ntopics:"))
-    assert survey("check", "--corpus", str(corpus)).returncode == 0
-    assert load_corpus(corpus).papers["rewrite-the-stars"].arxiv == "2104.07850"
 
 
 def test_every_command_has_help_and_takes_corpus() -> None:

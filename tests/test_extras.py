@@ -18,7 +18,7 @@ from conftest import ROOT, SEEDS, make_corpus, make_project, mkdocs_build, surve
 from generator.core.text import first_sentence
 from generator.corpus.export import bibtex, bibtex_keys
 from generator.corpus.model import Paper
-from generator.corpus.store import load_corpus, paper_text
+from generator.corpus.store import load_corpus
 from generator.site.related import related_papers
 
 CORPUS = load_corpus(ROOT / "corpus")
@@ -98,13 +98,14 @@ def test_pages_announce_their_feeds(real_site: Path) -> None:
 @pytest.mark.slow
 def test_feed_of_recently_added_papers_follows_the_added_date(tmp_path: Path) -> None:
     corpus = make_corpus(tmp_path / "corpus", "empty")
-    survey("import", str(SEEDS[1]), "--corpus", str(corpus), env={"SOURCE_DATE_EPOCH": "1700000000"})
-    survey("import", str(SEEDS[0]), "--corpus", str(corpus), env={"SOURCE_DATE_EPOCH": "1800000000"})
+    for seed, epoch in ((SEEDS[1], "1700000000"), (SEEDS[0], "1750000000")):
+        imported = survey("import", str(seed), "--corpus", str(corpus), env={"SOURCE_DATE_EPOCH": epoch})
+        assert imported.returncode == 0
     site = mkdocs_build(make_project(tmp_path, corpus))
     feed = feedparser.parse((site / "feed.xml").read_bytes())
-    newest = {p.title for p in load_corpus(corpus).papers.values() if p.added == "2027-01-15"}
+    newest = {p.title for p in load_corpus(corpus).papers.values() if p.added == "2025-06-15"}
     assert newest and {e.title for e in feed.entries[: len(newest)]} <= newest | set()
-    assert feed.entries[0].updated.startswith("2027-01-15")
+    assert feed.entries[0].updated.startswith("2025-06-15")
 
 
 def test_downloads_round_trip_to_the_corpus(real_site: Path) -> None:
@@ -304,11 +305,6 @@ def test_every_paper_of_a_thousand_gets_related_papers_and_its_copies_come_first
     related = related_papers(many)
     assert len(related) == len(many)
     assert re.match(r".*-\d$", related[many[0].slug][0])
-
-
-def test_new_paper_file_round_trips() -> None:
-    paper = CORPUS.papers["rewrite-the-stars"]
-    assert paper_text(paper) == (ROOT / "corpus" / paper.file).read_text()
 
 
 def test_feeds_put_papers_by_their_date_and_each_tag_has_one(tmp_path: Path) -> None:

@@ -56,13 +56,6 @@ def shown(path: Path) -> str:
     return os.path.relpath(path, ROOT)
 
 
-@pytest.fixture()
-def corpus(tmp_path: Path) -> Path:
-    target = tmp_path / "corpus"
-    shutil.copytree(ROOT / "corpus", target)
-    return target
-
-
 def test_a_paper_file_linked_out_of_the_corpus_is_refused_unread(corpus: Path, tmp_path: Path) -> None:
     secret = tmp_path / "shadow"
     secret.write_text("root:$6$secret-hash:19000:0:99999:7:::\n", encoding="utf-8")
@@ -270,12 +263,14 @@ def test_a_child_of_a_killed_writer_does_not_keep_its_lock(corpus: Path) -> None
     """The classifying pool is forked while the lock is held; a child that outlives its parent
     must not hold the corpus."""
     script = ("import os, sys, time\nfrom generator.corpus.lock import CorpusLock\n"
-              "with CorpusLock(sys.argv[1]):\n    if os.fork() == 0:\n        time.sleep(120)\n"
-              "        os._exit(0)\n    print('locked', flush=True)\n    time.sleep(120)\n")
+              "with CorpusLock(sys.argv[1]):\n    if os.fork() == 0:\n"
+              "        os.write(1, b'child\\n')\n        time.sleep(120)\n        os._exit(0)\n"
+              "    os.write(1, b'locked\\n')\n    time.sleep(120)\n")
     proc = subprocess.Popen([sys.executable, "-c", script, str(corpus)], cwd=ROOT, text=True,
                             stdout=subprocess.PIPE, start_new_session=True)
-    try:
-        assert proc.stdout is not None and proc.stdout.readline() == "locked\n"
+    try:  # the child runs its own code (and so has run its at-fork hook) before the parent is killed
+        assert proc.stdout is not None
+        assert {proc.stdout.readline(), proc.stdout.readline()} == {"locked\n", "child\n"}
         os.kill(proc.pid, signal.SIGKILL)  # the parent only: its child sleeps on
         proc.wait()
         result, _ = add(corpus, wait="0")  # no wait: a held lock would fail it at once

@@ -34,7 +34,7 @@ def test_real_feed_imports_into_a_corpus_that_checks_and_builds(real_file: Path,
     before = load_corpus(corpus)
     result = survey("import", str(real_file), "--corpus", str(corpus))
     assert result.returncode == 0, result.stderr
-    counts = re.search(r"entries read: (\d+); papers added: (\d+); merged into existing papers: (\d+)",
+    counts = re.search(r"entries read: (\d+); papers added: (\d+); already in the corpus: (\d+)",
                        result.stdout)
     assert counts, result.stdout
     read, added, merged = map(int, counts.groups())

@@ -13,6 +13,7 @@ import fcntl
 import json
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import time
@@ -102,6 +103,26 @@ def test_a_killed_write_is_finished_under_another_home(corpus: Path, tmp_path: P
     assert checked.returncode == 0, checked.stderr
     assert "finished the interrupted write of pid" in checked.stdout
     assert (corpus / "papers" / "sharded-checkpoints.yaml").is_file()
+
+
+def test_whoever_may_write_the_corpus_may_finish_its_interrupted_write(
+        corpus: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a write leaves (its folders, staged files, manifest) and the lock file take the
+    corpus folder's permissions, whatever the writer's umask: another user of a group that
+    shares the corpus may read the staged copies, rename them into place and remove the rest.
+    Under umask 077 they were the writer's alone."""
+    corpus.chmod(0o775)
+    previous = os.umask(0o077)
+    try:
+        interrupt(corpus, monkeypatch)
+    finally:
+        os.umask(previous)
+    staging = corpus / ".survey-write"
+    modes = {str(p.relative_to(corpus)): stat.S_IMODE(p.stat().st_mode)
+             for p in [staging, *staging.rglob("*"), corpus / ".survey-lock"]}
+    assert modes == {".survey-write": 0o775, ".survey-write/files": 0o775,
+                     ".survey-write/files/papers": 0o775, f".survey-write/files/{NEW}": 0o664,
+                     ".survey-write/manifest.json": 0o664, ".survey-lock": 0o664}
 
 
 def test_a_staged_copy_that_fails_its_hash_is_never_applied(corpus: Path, monkeypatch: pytest.MonkeyPatch,

@@ -144,3 +144,24 @@ def test_a_reject_killed_at_each_step_leaves_the_paper_published_or_rejected(
         outcomes.add(rejected)
         shutil.rmtree(corpus)
     assert outcomes == {True, False}
+
+
+def test_the_site_counts_rejected_papers_and_shows_none_of_them(small: Path, tmp_path: Path) -> None:
+    """The generated pages (survey build: the Markdown a site is built from) hold no rejected
+    paper, and the statistics page counts them; a rejected entry's text is data, never markup."""
+    corpus = copy(small, tmp_path / "c")
+    loaded = load_corpus(corpus)
+    paper = loaded.sorted_papers()[0]
+    write_files(loaded, rejection_files(loaded, [(paper.slug, None)], DAY))
+    with (corpus / "rejected.yaml").open("a", encoding="utf-8") as fh:
+        fh.write("- slug: zz-hostile\n  title: <script>alert(1)</script> Rejected Marker {{ x }}\n"
+                 "  abstract: '[a link](javascript:alert(1)) $x$'\n  rejected: '2026-11-28'\n")
+    assert survey("check", "--corpus", str(corpus)).returncode == 0
+    out = tmp_path / "out"
+    result = survey("build", "--out", str(out), "--corpus", str(corpus))
+    assert result.returncode == 0, result.stderr
+    pages = {p: p.read_text(encoding="utf-8") for p in out.rglob("*") if p.is_file()}
+    assert not any("Rejected Marker" in text or paper.title in text or f"papers/{paper.slug}" in text
+                   for text in pages.values())
+    stats = next(text for p, text in pages.items() if p.name == "statistics.md")
+    assert "2 more papers were reviewed and left out: not in the survey's scope." in stats

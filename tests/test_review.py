@@ -149,3 +149,23 @@ def test_a_terminal_with_nothing_waiting_is_told_so(
     assert main(["review", "--corpus", str(ROOT / "corpus")]) == 0  # every real paper is reviewed
     assert capsys.readouterr().out == ("survey review: no paper is waiting: a person has reviewed the "
                                        "topics of every paper\n")
+
+
+def test_the_queue_reads_a_hand_written_file_as_check_does(corpus: Path) -> None:
+    """corpus/glance.py reads a few keys of each file's YAML: a file written by hand in another
+    style (flow mappings, a quoted title whose second line reads like a key) gives what the full
+    read gives, and a file check refuses is refused in check's words."""
+    from generator.corpus.glance import glance_papers
+
+    path = corpus / "papers" / "hand-written.yaml"
+    path.write_text('{slug: hand-written, title: "A Title\ncurated: [topics]", abstract: x,\n'
+                    ' topics: [serving], confidence: {serving: "0.61"}, tags: []}\n', encoding="utf-8")
+    glance = next(g for g in glance_papers(corpus) if g.slug == "hand-written")
+    full = load_corpus(corpus).papers["hand-written"]
+    assert (glance.title, glance.topics, glance.confidence, glance.reviewed) == (
+        full.title, tuple(full.topics), full.confidence, False) == ("A Title curated: [topics]", ("serving",),
+                                                                    {"serving": 0.61}, False)
+    path.write_text("slug: hand-written\ntitle: [not, text]\n", encoding="utf-8")
+    result = survey("review", "--list", "--corpus", str(corpus))
+    assert result.returncode == 1 and result.stderr.startswith("survey review: ") and "hand-written.yaml" in (
+        result.stderr) and len(result.stderr.splitlines()) == 1

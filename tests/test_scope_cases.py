@@ -60,7 +60,7 @@ def test_an_entry_merged_into_a_left_out_paper_is_left_out_with_it(corpus: Path,
     result = survey("import", _feed(tmp_path / "a.json", BIRDS, FISH), _feed(tmp_path / "b.json", same),
                     "--on-topic", "--left-out", str(report), "--corpus", str(corpus))
     assert result.returncode == 0, result.stderr
-    assert "papers added: 0; merged into existing papers: 0; possible duplicates to review: 0" in (
+    assert "papers added: 0; already in the corpus: 0; possible duplicates to look at: 0" in (
         result.stdout)
     assert "a-multilingual" not in result.stdout
     assert set(_rows(report)) == {"2603.00001", "2603.00002", "2603.00003"}
@@ -73,7 +73,7 @@ def test_taking_in_the_second_entry_keeps_the_paper_it_merged_into(corpus: Path,
                     "--on-topic", "--take", "2603.00002", "--left-out", str(tmp_path / "left.csv"),
                     "--corpus", str(corpus))
     assert result.returncode == 0, result.stderr
-    assert "papers added: 1; merged into existing papers: 1" in result.stdout
+    assert "papers added: 1; already in the corpus: 1" in result.stdout
     assert (corpus / "papers" / "a-multilingual-benchmark-for-question-answering-about-bird.yaml").exists()
     assert not (tmp_path / "left.csv").exists()
 
@@ -87,7 +87,22 @@ def test_a_bibtex_entry_is_not_called_a_duplicate_of_a_left_out_paper(corpus: Pa
                     "--left-out", str(tmp_path / "left.csv"), "--corpus", str(corpus))
     assert result.returncode == 0, result.stderr
     assert "may be the same paper as a-multilingual" not in result.stdout
-    assert "possible duplicates to review: 0" in result.stdout
+    assert "possible duplicates to look at: 0" in result.stdout
+
+
+def test_taking_in_from_a_feed_imported_before_drops_its_row_from_the_report(
+        corpus: Path, tmp_path: Path) -> None:
+    """The feed's listing is recorded (one paper was on topic), so taking another in does not
+    screen the feed again: the report the first import wrote loses that paper's row, and only it."""
+    feed = _feed(tmp_path / "a.json", BIRDS, FISH, SERVING)
+    gated = survey("import", feed, "--on-topic", "--corpus", str(corpus), cwd=tmp_path)
+    assert gated.returncode == 0, gated.stderr
+    assert set(_rows(tmp_path / "left-out-a.csv")) == {"2603.00001", "2603.00003"}
+    command = _rows(tmp_path / "left-out-a.csv")["2603.00003"]["take it in with"]
+    taken = survey(*shlex.split(command)[1:], cwd=tmp_path)
+    assert taken.returncode == 0, taken.stderr
+    assert "papers added: 1;" in taken.stdout
+    assert set(_rows(tmp_path / "left-out-a.csv")) == {"2603.00001"}
 
 
 def test_the_reports_take_command_adds_only_that_paper(corpus: Path, tmp_path: Path) -> None:
@@ -104,9 +119,13 @@ def test_the_reports_take_command_adds_only_that_paper(corpus: Path, tmp_path: P
     result = survey(*shlex.split(command)[1:], cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     added = {Path(p).name for p in set(snapshot(corpus)) - before}
-    assert added == {"reef-fish-counting-from-underwater-video-with-a-vision.yaml", next(
+    slug = "reef-fish-counting-from-underwater-video-with-a-vision"
+    assert added == {f"{slug}.yaml", next(
         Path(p).name for p in set(snapshot(corpus)) - before if p.startswith("listings/"))}
     assert "papers added: 1;" in result.stdout
+    assert (f"taken in: corpus/papers/{slug}.yaml; decide its topics now: survey review {slug}\n"
+            in result.stdout)  # run where corpus/ is the corpus: no --corpus needed
+    assert (corpus / ".survey-first").read_text(encoding="utf-8") == f"{slug}\n"
     assert set(_rows(tmp_path / "left-out-a.csv")) == {"2603.00001"}
 
 

@@ -65,9 +65,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--site-only", action="store_true",
                         help="only the full build and what is measured on its site (bytes, the "
                              "browser): no generator stages, no floor, no serve edit; for 100,000 papers")
-    parser.add_argument("--only", choices=["serve"],
+    parser.add_argument("--only", choices=["serve", "review"],
                         help="measure only this: 'serve', the one-paper edit under mkdocs serve "
-                             "--dirty (no stages, no full or floor build; with --real, one import)")
+                             "--dirty (no stages, no full or floor build; with --real, one import); "
+                             "'review', survey review's first screen and --list (no build)")
     parser.add_argument("--real", nargs="?", const=str(REAL_FILE), metavar="FILE",
                         help="also measure the real daily-papers file, imported into a copy of the "
                              f"corpus (default FILE: {REAL_FILE})")

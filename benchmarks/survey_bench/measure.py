@@ -18,6 +18,7 @@ from typing import Any
 from .browser import search_in_browser
 from .builds import Built, full_and_floor, make_projects
 from .progress import say
+from .review import review_start
 from .serve import serve_rebuild
 from .sizes import site_sizes
 from .snapshot import SRC
@@ -59,6 +60,8 @@ def measure_corpus(work: Path, facts: dict[str, Any], args: argparse.Namespace) 
     real one by a module that writes it into work/corpus); the result is one row of the table.
     """
     n, runs = facts["papers"], args.runs
+    if args.only == "review":  # the curator's queue alone: no build
+        return {"size": n, "corpus": facts, **review_start(work / "corpus", runs)}
     if args.only == "serve":  # the serve measurement builds the site itself
         full, floor = make_projects(work, work / "corpus", floor_too=False)
         built = Built(n, full, floor, work / "site-full", work / "site-floor")
@@ -66,7 +69,8 @@ def measure_corpus(work: Path, facts: dict[str, Any], args: argparse.Namespace) 
     stages: dict[str, Any] = {}
     if not args.site_only:
         say(f"[{n}] generator stages, {runs} run(s) each")
-        stages = generator_stages(work / "corpus", SRC / "templates", runs)
+        stages = {**generator_stages(work / "corpus", SRC / "templates", runs),
+                  **review_start(work / "corpus", runs)}
         say(f"[{n}] " + ", ".join(f"{k[:-2]} {stages[k]:.2f} s" for k in
                                  ("load_s", "check_s", "dedupe_s", "classify_s", "related_s",
                                   "render_s", "render_site_init_s", "render_pages_s",

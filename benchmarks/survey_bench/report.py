@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .review import review_targets
+
 # Targets (docs/benchmark.md): checked when the sizes they name were measured.
 TARGET_RATIO = 1.10          # full build / floor build, at 1k and at 10k papers
 TARGET_SCALING = 11.0        # full build time at 10k / at 1k
@@ -37,6 +39,9 @@ COLUMNS = (
     ("import again s", "reimport_s", "{:.1f}"),
     ("survey check s", "check_cmd_s", "{:.1f}"),
     ("load s", "load_s", "{:.2f}"),
+    ("review waiting", "review_waiting", "{:,}"),
+    ("review first s", "review_first_s", "{:.2f}"),
+    ("review list s", "review_list_s", "{:.2f}"),
     ("check s", "check_s", "{:.2f}"),
     ("dedupe s", "dedupe_s", "{:.2f}"),
     ("classify s", "classify_s", "{:.2f}"),
@@ -132,6 +137,8 @@ def targets(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
     add("a second import of the real file changes no byte",
         ("no byte changed" if real["reimport_unchanged"] else "files changed") if real else "-",
         bool(real["reimport_unchanged"]) if real else None)
+    for target, value, verdict in review_targets(results):  # issue 35: the curator's queue
+        add(target, value, verdict)
     # Issue 12: a reader's search and the largest page, at 10k and (synthetic) 100k papers.
     r, big = by.get(10000), by.get(100000)
     add(f"largest page under {TARGET_PAGE_KB:g} KB at 10k papers",

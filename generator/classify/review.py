@@ -48,14 +48,19 @@ def review_order(pending: Iterable[Pending]) -> list[Pending]:
     return sorted(pending, key=lambda p: (-p.expected_wrong, p.slug))
 
 
-def queue(glances: Iterable[Glance], topic_ids: Sequence[str], topic: str | None = None) -> list[Pending]:
+def queue(glances: Iterable[Glance], topic_ids: Sequence[str], topic: str | None = None,
+          first: Sequence[str] = ()) -> list[Pending]:
     """Every paper whose topics no person has confirmed, in review order, from what each paper's
     file stores (corpus/glance.py: no paper is scored again, so the queue opens at once); with
-    `topic`, only those that have it or whose stored confidence in it is at least REVIEW_LOW."""
+    `topic`, only those that have it or whose stored confidence in it is at least REVIEW_LOW.
+    The waiting papers of `first` (brought in by hand: corpus/first.py) come before all, in
+    that order."""
     if topic is not None and topic not in topic_ids:
         raise SurveyError(f"--topic: unknown topic {topic!r}; the topics are {', '.join(topic_ids)}")
-    return review_order(Pending(g.slug, g.confidence, g.doubt) for g in glances if not g.reviewed and (
+    ordered = review_order(Pending(g.slug, g.confidence, g.doubt) for g in glances if not g.reviewed and (
         topic is None or topic in g.topics or g.confidence.get(topic, 0.0) >= REVIEW_LOW))
+    rank = {slug: n for n, slug in enumerate(first)}
+    return sorted(ordered, key=lambda p: rank.get(p.slug, len(rank)))  # stable: the rest as ordered
 
 
 def decided(paper: Paper, topics: Iterable[str], taxonomy: Taxonomy) -> Paper:

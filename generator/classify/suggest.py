@@ -157,13 +157,6 @@ def _rule_lines(kind: str, v: Verdict, held: bool) -> list[str]:
     return lines
 
 
-def review_line(file: str, topics: list[str], uncertain: tuple[tuple[str, float], ...]) -> str:
-    """How import, add and `survey check --review` show a paper whose topics a person should read."""
-    said = ", ".join(f"{topic} {confidence:.2f} ({'has it' if topic in topics else 'not given'})"
-                     for topic, confidence in uncertain)
-    return f"review: {file}: {said}"
-
-
 @dataclass(frozen=True)
 class Brief:
     """What an import keeps of a suggestion: small enough to send back from a worker process."""
@@ -173,6 +166,7 @@ class Brief:
     uncertain: tuple[tuple[str, float], ...]  # (topic, confidence)
     best: tuple[str, float] | None  # the most likely topic and its confidence (or rule points)
     scores: tuple[tuple[str, float], ...] = ()  # every topic's confidence (none from the rules alone)
+    words: tuple[str, ...] = ()  # the words of the paper that raised its best topic most
 
     @property
     def confidence(self) -> dict[str, float]:
@@ -190,7 +184,24 @@ def brief(s: Suggestion) -> Brief:
     best = max(((v.id, v.confidence if isinstance(v, TopicVerdict) else float(v.score)) for v in s.topics),
                key=lambda b: b[1], default=None)
     return Brief(tuple(s.topic_ids), tuple(s.tag_ids), tuple((v.id, v.confidence) for v in s.uncertain), best,
-                 tuple((v.id, v.confidence) for v in s.topics if isinstance(v, TopicVerdict)))
+                 tuple((v.id, v.confidence) for v in s.topics if isinstance(v, TopicVerdict)),
+                 _best_words(s, best[0] if best else None))
+
+
+BRIEF_WORDS = 6
+
+
+def _best_words(s: Suggestion, topic: str | None) -> tuple[str, ...]:
+    """The words and phrases of the paper that raised `topic` most (the model's word features;
+    the rules' matches without a model), for a person to judge a paper without opening it (the
+    report of papers --on-topic left out)."""
+    v = next((v for v in s.topics if v.id == topic), None)
+    if isinstance(v, TopicVerdict):
+        words = [f.partition(":")[2] for f, effect in v.contributions
+                 if effect > 0 and f.startswith(("title:", "abstract:"))]
+    else:
+        words = [w.lower() for hit in (v.hits if v else ()) if hit.points > 0 for w in hit.found]
+    return tuple(dict.fromkeys(words))[:BRIEF_WORDS]
 
 
 _WORKER: tuple[Taxonomy, Budget] | None = None  # what suggest_all's forked workers inherit

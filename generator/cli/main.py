@@ -14,7 +14,7 @@ from ..core.errors import SurveyError
 from ..core.output import escaped, raw
 from ..core.progress import Progress
 from ..core.settings import read_settings, today
-from .review import cmd_review, review_arguments
+from .review import Sitting, cmd_review, print_queue, review_arguments
 from .topics import cmd_classify, cmd_explain, cmd_quality, cmd_train, quality_args, train_args
 
 
@@ -40,12 +40,15 @@ def build_parser() -> argparse.ArgumentParser:
                         "imported before (repeatable)")
     p.add_argument("--left-out", metavar="FILE",
                    help="where --on-topic lists the papers it left out (default: left-out-FEED.csv)")
+    p.add_argument("--force", action="store_true",
+                   help="take in a paper --take names although a curator rejected it (it leaves "
+                        "corpus/rejected.yaml)")
     p.add_argument("--dry-run", action="store_true", help="report what would change, write nothing")
     _corpus_arg(p)
 
     p = sub.add_parser("check", help="validate the whole corpus")
     p.add_argument("--review", action="store_true",
-                   help="also list papers whose suggested topics the model is unsure of (not curated)")
+                   help="then list the papers whose topics no person has confirmed, as survey review --list")
     _corpus_arg(p)
 
     p = sub.add_parser("export", help="write the corpus as JSON (or CSV)")
@@ -104,12 +107,30 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dry-run", action="store_true", help="report what would change, write nothing")
     _corpus_arg(p)
 
-    from ..sources.add import add_arguments
-
     p = sub.add_parser("add", help="create a new paper file (from options, stdin, arXiv or an HF page)")
-    add_arguments(p)
+    _add_arguments(p)
     _corpus_arg(p)
     return parser
+
+
+def _add_arguments(p: argparse.ArgumentParser) -> None:
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--arxiv", metavar="ID", help="fetch title, abstract, authors and date from arXiv "
+                                                   "(with --title and --abstract: just record the id)")
+    src.add_argument("--hf", metavar="URL_OR_FILE", help="a Hugging Face paper page URL or saved page")
+    p.add_argument("--title")
+    p.add_argument("--abstract")
+    p.add_argument("--author", action="append", default=[], metavar="NAME", help="repeatable")
+    p.add_argument("--date", help="YYYY, YYYY-MM or YYYY-MM-DD")
+    p.add_argument("--code", metavar="URL")
+    p.add_argument("--project", metavar="URL")
+    p.add_argument("--topic", action="append", metavar="ID",
+                   help="set the topics yourself (repeatable; marks them curated)")
+    p.add_argument("--tag", action="append", metavar="ID",
+                   help="set the tags yourself (repeatable; marks them curated)")
+    p.add_argument("--dry-run", action="store_true", help="print the file instead of writing it")
+    p.add_argument("--force", action="store_true",
+                   help="add a paper a curator rejected (it leaves corpus/rejected.yaml)")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -166,7 +187,7 @@ def _writing(args: argparse.Namespace) -> Iterator[None]:
 def cmd_import(args: argparse.Namespace) -> int:
     from ..corpus.store import load_corpus
     from ..sources.importer import Importer
-    from ..sources.scope import report_csv, report_path
+    from ..sources.scope import report_csv, report_path, without_taken
     from .outputs import output_path, write_output
 
     what = "the report of papers left out"
@@ -174,18 +195,20 @@ def cmd_import(args: argparse.Namespace) -> int:
     if not args.dry_run and (args.on_topic or args.left_out):
         path = output_path(str(path), what, corpus=args.corpus, inputs=args.paths)
     corpus = load_corpus(args.corpus)
-    importer = Importer(corpus, today(), on_topic=args.on_topic, take=frozenset(args.take))
+    importer = Importer(corpus, today(), on_topic=args.on_topic, take=frozenset(args.take),
+                        force=args.force)
     sources = importer.read_all([Path(p) for p in args.paths], Progress("reading"))
     report = importer.run(sources, name=args.name, progress=Progress("importing"),
                           classifying=Progress("classifying the papers added"))
     if report.left_out and not args.dry_run:  # before the corpus: a re-run leaves nothing out
         write_output(path, report_csv(report.left_out, args.corpus, args.name), what)
+    elif report.taken and not args.dry_run and path.is_file() and path.stat().st_size < 2**26:
+        mended = without_taken(path.read_text(encoding="utf-8", errors="replace"), set(args.take))
+        if mended is not None:  # the papers taken in are no longer left out
+            write_output(path, mended, what)
     if not args.dry_run:
         importer.write()
-    print(report.summary())
-    if report.left_out:
-        print("papers left out, each with its best topic and the command that takes it in: "
-              + ("(not written: --dry-run)" if args.dry_run else str(path)))
+    print(report.summary(None if args.dry_run else str(path)))
     return 0
 
 
@@ -203,26 +226,12 @@ def cmd_check(args: argparse.Namespace) -> int:
     if problems:
         print(f"survey check: {len(problems)} problem(s)", file=sys.stderr)
         return 1
-    if args.review:
-        _review(corpus)
     print(f"survey check: {len(corpus.papers)} papers, {len(corpus.listings)} listings, "
           f"{len(corpus.taxonomy.topics)} topics, {len(corpus.taxonomy.tags)} tags: all valid")
+    if args.review:  # one list of what waits for a person: survey review's
+        sitting = Sitting(Path(args.corpus))
+        print_queue(sitting.glances, sitting.slugs)
     return 0
-
-
-def _review(corpus) -> None:  # type: ignore[no-untyped-def]
-    from ..classify.model import REVIEW_HIGH, REVIEW_LOW
-    from ..classify.suggest import review_line, suggest_all
-
-    flagged = 0
-    papers = [p for p in corpus.sorted_papers() if "topics" not in p.curated]
-    briefs = suggest_all(corpus.taxonomy, [(p.title, p.abstract) for p in papers])
-    for paper, brief in zip(papers, briefs, strict=True):
-        if brief.uncertain:
-            flagged += 1
-            print(review_line(paper.file, paper.topics, brief.uncertain))
-    print(f"survey check --review: {flagged} paper(s) with a topic of confidence between "
-          f"{REVIEW_LOW} and {REVIEW_HIGH} to read; curated topics are not listed")
 
 
 def cmd_export(args: argparse.Namespace) -> int:

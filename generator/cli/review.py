@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..classify.why import Why
 from ..core.errors import SurveyError
 from ..core.settings import today
 from ..core.text import shown_path
@@ -28,6 +27,7 @@ from ..corpus.store import Corpus
 from ..corpus.taxonomy import Taxonomy
 
 if TYPE_CHECKING:
+    from ..classify.why import Why
     from .screen import Session
     from .terminal import Terminal
 
@@ -86,10 +86,12 @@ class Sitting:
     else the queue (classify/review.py), read from what the files store."""
 
     def __init__(self, root: Path, slugs: Sequence[str] = (), topic: str | None = None) -> None:
-        from ..corpus.glance import glance_papers
+        from ..corpus.glance import glance_papers, glance_topics
 
         self.root, self.given = root, bool(slugs)
-        self.taxonomy = _taxonomy(root)
+        if not root.is_dir():
+            raise SurveyError(f"{shown_path(root)}: no corpus folder here (--corpus DIR names it)")
+        self.topics = glance_topics(root)
         self.glances = {g.slug: g for g in glance_papers(root)}
         if slugs:
             for slug in slugs:
@@ -98,19 +100,21 @@ class Sitting:
             self.slugs = list(dict.fromkeys(slugs))
         else:
             from ..classify.review import queue
+            from ..corpus.first import firsts
 
-            self.slugs = [p.slug for p in queue(self.glances.values(), self.taxonomy.topic_ids, topic)]
+            self.slugs = [p.slug for p in queue(self.glances.values(), [t for t, _ in self.topics], topic,
+                                                firsts(root))]
 
     @functools.cached_property
     def book(self) -> Book:
-        return Book(self.root, self.taxonomy, today())
+        return Book(self.root, _taxonomy(self.root), today())
 
     def session(self, term: Terminal) -> Session:
         from .screen import Progress, Session
 
         reviewed = sum(g.reviewed for g in self.glances.values())
-        return Session(self.book, self.slugs, term, Progress(reviewed, len(self.glances)),
-                       [(t.id, t.name) for t in self.taxonomy.topics], waiting_only=not self.given)
+        return Session(self.book, self.slugs, term, Progress(reviewed, len(self.glances)), self.topics,
+                       waiting_only=not self.given)
 
 
 def print_queue(glances: dict[str, Glance], slugs: list[str], topic: str | None = None) -> None:
@@ -128,8 +132,6 @@ def _taxonomy(root: Path) -> Taxonomy:
     from ..corpus.lock import CorpusLock
 
     path = root / "taxonomy.yaml"
-    if not root.is_dir():
-        raise SurveyError(f"{shown_path(root)}: no corpus folder here (--corpus DIR names it)")
     with CorpusLock(root, shared=True):
         return Taxonomy.load(path, shown_path(path))
 
@@ -149,6 +151,7 @@ def _apply(args: argparse.Namespace) -> int:
     """--apply FILE: every decision of the file, or none (each problem of the file said first)."""
     from ..classify.decisions import read_plan
     from ..classify.review import decision_files, rejection_files
+    from ..corpus.first import done_with
     from ..corpus.store import load_corpus
     from ..corpus.writes import write_files
 
@@ -170,6 +173,7 @@ def _apply(args: argparse.Namespace) -> int:
     if rejected:
         files += rejection_files(corpus, rejected, today())
     written = write_files(corpus, files)
+    done_with(corpus.root, [d.slug for d in plan.decisions])
     print(f"survey review: {plan.summary(len(written))}")
     return 0
 
@@ -256,6 +260,7 @@ class Book:
         self._commit(done.after, done.before, what="undo")
 
     def _write(self, slug: str, files: Callable[[Corpus], Sequence[tuple[str, str | None]]]) -> Written:
+        from ..corpus.first import done_with
         from ..corpus.journal import writing
 
         corpus = self.corpus()
@@ -265,6 +270,7 @@ class Book:
             after = list(files(corpus))
             before = [(rel, self._text(rel)) for rel, _ in after]
             self._commit(before, after)
+            done_with(self.root, [slug])
         return Written(before, after)
 
     def _commit(self, expected: list[tuple[str, str | None]], files: list[tuple[str, str | None]],

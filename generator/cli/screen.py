@@ -161,7 +161,9 @@ class Session:
                     return "undo"
                 note = "nothing to undo: no decision yet in this sitting"
             elif first in ("a", "r"):
-                reason = self._reason(lines) if first == "r" else None
+                # the prompt takes the place of a one-line note, whatever note was shown
+                reason = self._reason(self._screen(paper, whys, sources, chosen, i, "-")[0]) \
+                    if first == "r" else None
                 if first == "r" and reason is None:
                     note = "not rejected"
                     continue
@@ -278,12 +280,15 @@ class Session:
         (a short terminal keeps only the first)."""
         lines, reasons = [], []
         name_width = max(len(name) for _, name in self.topics)
+        # With nothing marked or likely, the likeliest topic's words still say why it is not.
+        likeliest = max(whys.values(), key=lambda w: w.confidence or 0.0, default=None)
         for n, (topic, name) in enumerate(self.topics):
             w = whys.get(topic)
             mark = "x" if topic in chosen else " "
             lines.append(cut(f" {n + 1} [{mark}] {self.term.shown(name):<{name_width}}  {_said(w)}".rstrip(),
                              width))
-            if w is None or not (topic in chosen or w.suggested or (w.confidence or 0) > REVIEW_LOW):
+            if w is None or not (topic in chosen or w.suggested or (w.confidence or 0) > REVIEW_LOW
+                                 or (w is likeliest and not chosen)):
                 continue
             shown = self.term.shown
             against = _fit("; against: ", [shown(a) for a in w.against[:3]], width // 3)

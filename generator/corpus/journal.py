@@ -113,24 +113,31 @@ def commit(root: Path, files: Sequence[tuple[str, str | None]]) -> None:
         if not CORPUS_FILE.fullmatch(rel):
             raise SurveyError(f"{rel!r}: not a file of the corpus")
     staging, entries, made = root / STAGING, [], False
+    # Whoever may write the corpus may finish this write: its files take the corpus folder's
+    # permissions, not this process's umask.
+    mode = stat.S_IMODE(os.stat(root).st_mode)
     deleted = [rel for rel, text in files if text is None]
     try:
         step("staging folder")
         os.mkdir(staging)
         made = True  # from here on, a failure removes what this call made, and nothing else
+        os.chmod(staging, mode)
         for rel, text in files:
             if text is None:
                 continue
             data = text.encode("utf-8")
             target = staging / FILES / rel
             step("stage")
-            target.parent.mkdir(parents=True, exist_ok=True)
-            _write_new(target, data)
+            for folder in (staging / FILES, target.parent):
+                if not os.path.isdir(folder):
+                    os.mkdir(folder)
+                    os.chmod(folder, mode)
+            _write_new(target, data, mode)
             entries.append({"path": rel, "sha256": hashlib.sha256(data).hexdigest()})
         manifest = {"command": command_line(), "pid": os.getpid(), "files": entries, "deleted": deleted,
                     "since": datetime.now(tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")}
         step("manifest.part")
-        _write_new(staging / "manifest.part", json.dumps(manifest, indent=0).encode("utf-8"))
+        _write_new(staging / "manifest.part", json.dumps(manifest, indent=0).encode("utf-8"), mode)
         step("commit")
         os.replace(staging / "manifest.part", staging / MANIFEST)  # the commit point
     except OSError as exc:
@@ -145,8 +152,9 @@ def commit(root: Path, files: Sequence[tuple[str, str | None]]) -> None:
                           f"`survey check` finishes it once the cause is fixed") from None
 
 
-def _write_new(path: Path, data: bytes) -> None:
+def _write_new(path: Path, data: bytes, mode: int) -> None:
     with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW, 0o666), "wb") as fh:
+        os.fchmod(fh.fileno(), mode & 0o666)
         fh.write(data)
 
 
@@ -228,9 +236,11 @@ def _verified(root: Path) -> tuple[dict[str, Any], list[tuple[str, str]]]:
                               f"{len(applied)} of its {len(entries)} files were: the corpus is half "
                               f"applied. Restore them from git or a backup (`git status` lists "
                               f"them), then remove {shown_path(staging)}") from None
-        said = "none of it was applied" if applied is not None else "nothing in it is applied"
-        raise SurveyError(f"{shown_path(staging)}: {exc}; {said}: remove it"
-                          + ("" if applied is not None else ", then compare the corpus with git")) from None
+        if applied is not None:
+            raise SurveyError(f"{shown_path(staging)}: {exc}; none of it was applied: remove it") from None
+        raise SurveyError(f"{shown_path(staging)}: {exc}; nothing in it is applied, and what it changed "
+                          f"already, if anything, is unknown: compare the corpus with git (`git status`), "
+                          f"restore what it changed, then remove it") from None
     return info, entries
 
 

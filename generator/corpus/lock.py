@@ -15,6 +15,7 @@ Windows has no `flock`.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
@@ -136,9 +137,14 @@ class CorpusLock:
             if self.shared and exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
                 return -1
             raise SurveyError(cannot_write(self.root, exc)) from None
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
             os.close(fd)
             raise SurveyError(not_made(path))
+        shared = stat.S_IMODE(os.stat(self.root).st_mode) & 0o666  # whoever may write the corpus may lock it
+        if st.st_uid == os.geteuid() and stat.S_IMODE(st.st_mode) != shared:
+            with contextlib.suppress(OSError):  # a read-only corpus: no writer to let in
+                os.fchmod(fd, shared)
         return fd
 
     def _lock(self, fd: int) -> None:

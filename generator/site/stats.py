@@ -123,6 +123,7 @@ def statistics(site: Site) -> dict[str, Any]:
     names = [site.topic_name(t) for t in topic_ids]
     over_time = timeline([(t.name, site.by_topic[t.id]) for t in site.topics])
     return {
+        "rejected": len(site.corpus.rejected),  # counted; no page shows what they are
         "per_topic": per_topic,
         "per_listing": listing_sizes(site.listings),
         "tags": tags,

@@ -18,10 +18,11 @@ from pathlib import Path
 
 from ..core.errors import DuplicateError, OfflineError, SurveyError
 from ..core.settings import read_settings
-from ..core.text import squash
+from ..core.text import shown_path, squash
 from ..core.yamlio import load_yaml
 from ..corpus.check import duplicate_problems, vocabulary_problems
 from ..corpus.fields import ARXIV_ID, is_arxiv, strip_version
+from ..corpus.first import put_first
 from ..corpus.model import CURATABLE, Paper
 from ..corpus.store import load_corpus, paper_text
 from ..corpus.writes import write_files
@@ -29,27 +30,11 @@ from .dedupe import Index
 from .entries import RawEntry
 from .importer import new_paper
 from .readers import check_entry, read_source
+from .rejects import Rejects, Taken, why
+from .report import review_command
 
 ARXIV_API = "https://export.arxiv.org/api/query"
 TIMEOUT = 20
-
-
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    src = p.add_mutually_exclusive_group()
-    src.add_argument("--arxiv", metavar="ID", help="fetch title, abstract, authors and date from arXiv "
-                                                   "(with --title and --abstract: just record the id)")
-    src.add_argument("--hf", metavar="URL_OR_FILE", help="a Hugging Face paper page URL or saved page")
-    p.add_argument("--title")
-    p.add_argument("--abstract")
-    p.add_argument("--author", action="append", default=[], metavar="NAME", help="repeatable")
-    p.add_argument("--date", help="YYYY, YYYY-MM or YYYY-MM-DD")
-    p.add_argument("--code", metavar="URL")
-    p.add_argument("--project", metavar="URL")
-    p.add_argument("--topic", action="append", metavar="ID",
-                   help="set the topics yourself (repeatable; marks them curated)")
-    p.add_argument("--tag", action="append", metavar="ID",
-                   help="set the tags yourself (repeatable; marks them curated)")
-    p.add_argument("--dry-run", action="store_true", help="print the file instead of writing it")
 
 
 def _stdin_entry() -> RawEntry:
@@ -142,7 +127,16 @@ def run_add(args: argparse.Namespace, today: str) -> int:
         shares = "nearly the same abstract" if found.how == "same abstract" else f"same {found.how}"
         raise DuplicateError(f"this paper is already in the corpus as {existing} ({shares}); "
                              f"edit that file instead", existing)
-    paper, suggestion = new_paper(raw, corpus.taxonomy, set(corpus.papers), today)
+    rejects = Rejects(corpus.rejected)
+    gone = rejects.match(raw.title, raw.abstract, raw.arxiv)
+    if gone is not None and not args.force:
+        raise SurveyError(f"this paper was {why(gone)}, as {gone.slug} (corpus/rejected.yaml): not in "
+                          f"this survey's scope; --force adds it and takes it out of the rejected papers")
+    if gone is not None:
+        rejects.bring_back(gone)
+    paper, suggestion = new_paper(raw, corpus.taxonomy, Taken(corpus.papers, rejects), today)
+    if gone is not None:
+        paper.slug = gone.slug  # back under the address it had
     curated: list[str] = []
     if args.topic is not None:
         paper.topics, curated = list(dict.fromkeys(args.topic)), [*curated, "topics"]
@@ -166,8 +160,8 @@ def run_add(args: argparse.Namespace, today: str) -> int:
         sys.stdout.write(text)
         return 0
     corpus.papers.pop(paper.slug)  # validated above as part of the corpus; written as new
-    write_files(corpus, [(paper.file, text)])
-    print(f"wrote {path}")
+    write_files(corpus, [(paper.file, text), *rejects.files()])
+    print(f"wrote {path}" + (f" (back from the papers {why(gone)})" if gone is not None else ""))
     how = " (yours)" if "topics" in paper.curated else f" (suggested; see survey explain {paper.slug})"
     print(f"topics: {', '.join(paper.topics) or '(none: listed under Other)'}{how}")
     if "topics" not in paper.curated and suggestion.uncertain:
@@ -180,4 +174,8 @@ def run_add(args: argparse.Namespace, today: str) -> int:
     print(f"page: {url}{paper.path}")
     local = f"http://127.0.0.1:8000{urllib.parse.urlsplit(url).path or '/'}{paper.path}"
     print(f"preview: {local} (mkdocs serve --dirty)")
+    if "topics" not in paper.curated:
+        put_first(corpus.root, [paper.slug])
+        print(f"decide its topics now: {review_command(paper.slug, shown_path(corpus.root))} (it is first "
+              f"in `survey review`)")
     return 0

@@ -18,6 +18,7 @@ import difflib
 import heapq
 from collections import Counter
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
@@ -109,6 +110,19 @@ class _Postings:
         return np.unique(np.concatenate(found), return_counts=True)
 
 
+class Record(Protocol):
+    """What the index reads of a paper (a paper of the corpus, or a rejected one)."""
+
+    @property
+    def slug(self) -> str: ...
+    @property
+    def titles(self) -> list[str]: ...
+    @property
+    def arxiv(self) -> str | None: ...
+    @property
+    def abstract(self) -> str: ...
+
+
 @dataclass(frozen=True)
 class Match:
     slug: str
@@ -147,7 +161,7 @@ class Index:
                     index.add_title(entry.title, entry.paper)
         return index
 
-    def add(self, paper: Paper) -> None:
+    def add(self, paper: Record) -> None:
         for title in paper.titles:
             self.add_title(title, paper.slug)
         if paper.arxiv:

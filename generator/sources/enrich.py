@@ -21,8 +21,9 @@ from ..corpus.writes import write_files
 from .apis import WEB_SOURCES, Unreachable, Web
 from .dedupe import Index
 from .entries import RawEntry
-from .metadata import TITLE_ALONE, Record, additions, apply, judge, lacking
+from .metadata import Record, additions, apply, judge, lacking
 from .readers import FORMATS, read_source
+from .rejects import Rejects
 
 __all__ = ["WEB_SOURCES", "Enricher", "Report", "Web", "file_records"]  # what `survey enrich` calls
 
@@ -32,26 +33,28 @@ class Report:
     lacking: int = 0
     enriched: dict[str, list[str]] = field(default_factory=dict)  # source -> slugs
     review: list[str] = field(default_factory=list)
-    title_alone: list[str] = field(default_factory=list)  # fills a person should check
     notes: list[str] = field(default_factory=list)  # what the files' readers left out
     not_found: list[str] = field(default_factory=list)
     not_looked_up: list[str] = field(default_factory=list)
     unreachable: list[str] = field(default_factory=list)
     written: list[str] = field(default_factory=list)
     unasked: int = 0  # papers no source could be asked about (unreachable, or not in the cache)
+    rejected: set[str] = field(default_factory=set)  # records of papers a curator rejected: skipped
 
     def summary(self) -> str:
         total = len({s for slugs in self.enriched.values() for s in slugs})
         by = "; ".join(f"{src}: {len(slugs)}" for src, slugs in sorted(self.enriched.items()))
         lines = [f"papers lacking an arXiv id, authors or a date: {self.lacking}; enriched: {total}"
                  + (f" ({by})" if by else "")
-                 + (f"; on the title alone: {len(self.title_alone)}" if self.title_alone else "")
                  + f"; for review: {len(self.review)}; not found: {len(self.not_found)}"
                  + (f"; not asked: {self.unasked}" if self.unasked else "")
                  + (f"; not looked up: {len(self.not_looked_up)}" if self.not_looked_up else "")]
+        if self.rejected:
+            n = len(self.rejected)
+            lines.append(f"rejected earlier: {n} record{'s' * (n != 1)} of rejected papers, skipped "
+                         f"(corpus/rejected.yaml)")
         lines += [f"note: {n}" for n in self.notes]
         lines += [f"unreachable: {u}" for u in self.unreachable]
-        lines += [f"check: {c}" for c in self.title_alone]
         lines += [f"review: {r}" for r in self.review]
         lines.append(f"files written: {len(self.written)}")
         return "\n".join(lines)
@@ -65,12 +68,6 @@ class Report:
                     "written. Fill the fields by hand, or add them to `curated` to stop the question.",
                     ""]
             out += [f"- {line}" for line in self.review]
-        if self.title_alone:
-            out += ["", "### Written on the title alone", "",
-                    "The paper had no authors or date, and the record no abstract, to compare: "
-                    "check that each is the same paper. To undo one, delete the fields it names "
-                    "and its `enriched` record, and add them to `curated`.", ""]
-            out += [f"- {line}" for line in self.title_alone]
         return "\n".join(out) + "\n"
 
 
@@ -104,6 +101,7 @@ class Enricher:
         self.web = web
         self.sources = [WEB_SOURCES[s](web) for s in sources] if web else []
         self.report = Report()
+        self.rejects = Rejects(corpus.rejected)
         self._reviewed: set[tuple[str, str]] = set()
         self.answered: set[str] = set()  # papers some source answered about (network or cache)
         self.asked: set[str] = set()  # papers a source was to be asked about
@@ -125,6 +123,9 @@ class Enricher:
         """Judge one record for one paper; write down what it adds. True when it was the paper."""
         verdict = judge(paper, record)
         if verdict is None:
+            return False
+        if self.rejects.match(record.title, record.abstract or "", record.arxiv) is not None:
+            self.report.rejected.add(record.shown())  # it would make this paper a rejected one
             return False
         kind, how = verdict
         if kind == "review":
@@ -148,15 +149,15 @@ class Enricher:
             if "arxiv" in found:
                 self.arxiv_taken[found["arxiv"]] = paper.slug
             self.report.enriched.setdefault(record.source, []).append(paper.slug)
-            if how == TITLE_ALONE:
-                self.report.title_alone.append(f"{paper.file}: {', '.join(found)} from {record.shown()}, "
-                                               f"matched by {TITLE_ALONE}")
         return True
 
     def from_files(self, records: list[Record], papers: list[Paper]) -> None:
         """Match a file's records to the papers the way `survey import` does, then judge each."""
         index = Index.of({p.slug: p for p in papers}, {})
         for record in records:
+            if self.rejects.match(record.title, record.abstract or "", record.arxiv) is not None:
+                self.report.rejected.add(record.shown())
+                continue
             match = index.match(record.title, record.abstract or "", record.arxiv)
             if match:
                 self.consider(self.papers[match.slug], record)

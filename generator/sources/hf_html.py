@@ -29,7 +29,7 @@ from typing import Any
 
 from ..core.errors import SourceError
 from ..corpus.fields import ARXIV_ID
-from .intake import LONG_NUMBER, BoundedHTMLParser, check_json_containers
+from .intake import JSON_NODES, LONG_NUMBER, BoundedHTMLParser, check_density
 
 _ARXIV_HREF = re.compile(rf"arxiv\.org/(?:abs|pdf)/({ARXIV_ID})(?:v\d+)?")
 _PAPER_HREF = re.compile(rf"^(?:https://huggingface\.co)?/papers/({ARXIV_ID})(?:v\d+)?$")
@@ -98,7 +98,7 @@ def parse_hf_html(text: str, path: str) -> Page:
 def _props(props: str | None, target: str, path: str) -> dict[str, Any] | None:
     if not props:
         return None
-    check_json_containers(props, path)
+    check_density(props, path, *JSON_NODES)
     try:
         data = json.loads(props)
     except json.JSONDecodeError as exc:

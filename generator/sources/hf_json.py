@@ -15,7 +15,7 @@ from ..core.text import shorten, squash
 from ..corpus.fields import URL_RE, is_date, strip_version
 from ..corpus.model import MAX_ENTRIES
 from .entries import RawEntry, Source
-from .intake import LONG_NUMBER, check_json_containers
+from .intake import LONG_NUMBER
 
 DEEP_JSON = "nested too deeply (daily-papers JSON is 6 levels deep)"
 
@@ -42,7 +42,6 @@ def read_hf_json(text: str, path: str, digest: str) -> Source:
     def fields(obj: dict[str, Any]) -> dict[str, Any]:
         return {key: value for key, value in obj.items() if key in _HF_FIELDS}
 
-    check_json_containers(text, path)
     decoder = json.JSONDecoder(object_hook=fields)
 
     def decode(pos: int) -> tuple[Any, int]:

@@ -15,13 +15,13 @@ from __future__ import annotations
 import copy
 import functools
 from collections.abc import Callable, Container, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..classify.model import GATE
-from ..classify.suggest import Brief, Suggestion, review_line, suggest, suggest_all
+from ..classify.suggest import Brief, Suggestion, suggest, suggest_all
 from ..core.errors import SurveyError
-from ..core.text import match_key, slugify
+from ..core.text import first_sentence, match_key, shown_path, slugify
+from ..corpus.first import put_first
 from ..corpus.model import Entry, Listing, Paper
 from ..corpus.store import Corpus, listing_text, paper_text
 from ..corpus.taxonomy import Taxonomy
@@ -31,51 +31,9 @@ from .dedupe import Index
 from .entries import RawEntry, Source
 from .listings import listing_day, listing_name, month_of
 from .readers import read_source
+from .rejects import Rejects, Taken, why
+from .report import Report
 from .scope import GATED_FORMATS, LeftOut
-
-NAMED = 10  # entries without an abstract named one by one; the summary counts them all
-
-
-@dataclass
-class Report:
-    read: int = 0
-    added: list[str] = field(default_factory=list)
-    merged: list[tuple[str, str, str]] = field(default_factory=list)  # entry, slug, how
-    review: list[str] = field(default_factory=list)
-    listings: list[str] = field(default_factory=list)
-    already: list[str] = field(default_factory=list)  # sources imported before, skipped whole
-    written: list[str] = field(default_factory=list)
-    uncertain: list[str] = field(default_factory=list)  # review lines: added papers a person should read
-    left_out: list[LeftOut] = field(default_factory=list)  # feed papers with no topic (--on-topic)
-    no_abstract: list[str] = field(default_factory=list)  # entries not imported: no abstract
-    notes: list[str] = field(default_factory=list)  # what the readers read differently
-
-    def summary(self) -> str:
-        lines = [
-            f"entries read: {self.read}; papers added: {len(self.added)}; merged into existing "
-            f"papers: {len(self.merged)}; possible duplicates to review: {len(self.review)}",
-        ]
-        if self.no_abstract:
-            n = len(self.no_abstract)
-            lines.append(f"not imported: {n} {'entry' if n == 1 else 'entries'} without an abstract, which "
-                         f"`survey check` requires of a paper; give the entry an `abstract` field, or "
-                         f"`survey add --arxiv ID` where it has one")
-        lines += [f"listing recorded: {s}" for s in self.listings]
-        lines += [f"note: {s}" for s in self.notes]
-        lines += [f"already imported, unchanged: {s}" for s in self.already]
-        lines += [f"review: {line}" for line in self.review]
-        lines += [f"no abstract: {line}" for line in self.no_abstract[:NAMED]]
-        if len(self.no_abstract) > NAMED:  # 5,000 lines would bury everything above them
-            lines.append(f"no abstract: and {len(self.no_abstract) - NAMED} more entries")
-        if self.left_out:
-            lines.append(f"left out, no topic likely (--on-topic): {len(self.left_out)} papers of the feeds")
-        if self.uncertain:
-            lines += self.uncertain
-            lines.append(f"topics to review: {len(self.uncertain)} of the {len(self.added)} papers added "
-                         f"have a topic the model is unsure of (listed above); `survey review` takes "
-                         f"you through every paper whose topics no person has confirmed, least sure first")
-        lines.append(f"files written: {len(self.written)}")
-        return "\n".join(lines)
 
 
 def new_paper(raw: RawEntry, taxonomy: Taxonomy, taken: Container[str], today: str
@@ -101,19 +59,23 @@ def _unclassified(raw: RawEntry, taken: Container[str], today: str) -> Paper:
 
 class Importer:
     def __init__(self, corpus: Corpus, today: str, on_topic: bool = False,
-                 take: frozenset[str] = frozenset()) -> None:
+                 take: frozenset[str] = frozenset(), force: bool = False) -> None:
         """on_topic: add a feed's new papers only if the model may give them a topic
         (sources/scope.py); take: the entries (arXiv ids) that pass that gate anyway, also from a
-        feed imported before."""
+        feed imported before; force: a paper --take names that was rejected comes back (and out
+        of the rejected file), where it is refused otherwise."""
         self.corpus = corpus
         self.today = today
         self.on_topic = on_topic
         self.take = take
+        self.force = force
+        self.rejects = Rejects(corpus.rejected)
         # A feed's new entries are classified before they are placed (the gate needs their
         # confidence); the papers they become keep that suggestion instead of a second one.
         self._screened: dict[int, Brief] = {}  # id(raw) -> its suggestion
         self._briefs: dict[str, Brief] = {}  # slug -> the suggestion of a screened new paper
         self.papers = dict(corpus.papers)  # a paper is deep-copied here before it changes
+        self.taken = Taken(self.papers, self.rejects)  # the slugs a new paper may not have
         self.changed: dict[str, Paper] = {}
         self.new_listings: dict[str, Listing] = {}
         self.report = Report()
@@ -177,9 +139,11 @@ class Importer:
                     if self.index.match(raw.title, raw.abstract, raw.arxiv):
                         placed[id(raw)] = self._place(raw, source)
                     else:
-                        best = self._screened[id(raw)].best or ("", 0.0)
+                        brief = self._screened[id(raw)]
+                        best = brief.best or ("", 0.0)
                         self.report.left_out.append(LeftOut(_key(raw), raw.title, best[0], best[1],
-                                                            source.path))
+                                                            source.path, brief.words,
+                                                            first_sentence(raw.abstract)))
         for listing, source in listings:
             listing.entries = [e for raw in source.entries if (e := placed.get(id(raw))) is not None]
             if not listing.entries:  # nothing of a feed was kept: no listing of it
@@ -190,6 +154,8 @@ class Importer:
                               f"id, or the entry named in the report of papers left out)")
         self._classify(classifying)
         self.report.listings = self._listing_lines()
+        self.report.updated = len(set(self.changed) - set(self.report.added))
+        self.report.waiting = sum(not p.topics_reviewed for p in self.papers.values())
         return self.report
 
     def _listing_lines(self) -> list[str]:
@@ -211,8 +177,9 @@ class Importer:
         an entry left out never becomes a paper, so nothing is unwound afterwards."""
         if source.format not in GATED_FORMATS:
             return set()
-        fresh = [raw for raw in source.entries
-                 if raw.abstract and not self.index.match(raw.title, raw.abstract, raw.arxiv)]
+        fresh = [raw for raw in source.entries  # a rejected paper is placed: skipped, or taken
+                 if raw.abstract and not self.index.match(raw.title, raw.abstract, raw.arxiv)
+                 and not self.rejects.match(raw.title, raw.abstract, raw.arxiv)]
         if progress:
             progress(0, len(fresh))
         briefs = suggest_all(self.corpus.taxonomy, [(raw.title, raw.abstract) for raw in fresh])
@@ -243,14 +210,11 @@ class Importer:
             progress(0, len(todo))
         fresh = suggest_all(self.corpus.taxonomy, [(p.title, p.abstract) for p in todo]) if todo else []
         computed = dict(zip([p.slug for p in todo], fresh, strict=True))
-        review: list[str] = []
         for paper in added:
             brief = self._briefs.get(paper.slug) or computed[paper.slug]
             paper.topics, paper.tags = list(brief.topic_ids), list(brief.tag_ids)
             paper.confidence, paper.doubt = brief.confidence, brief.doubt
-            if brief.uncertain:
-                review.append(review_line(paper.file, paper.topics, brief.uncertain))
-        self.report.uncertain = review
+            self.report.unsure += bool(brief.uncertain)
         if todo and progress:
             progress(len(todo), len(todo))
 
@@ -258,7 +222,8 @@ class Importer:
         files = [(p.file, paper_text(p)) for p in sorted(self.changed.values(), key=lambda p: p.slug)]
         files += [(li.file, listing_text(li)) for li in sorted(self.new_listings.values(),
                                                                key=lambda li: li.slug)]
-        self.report.written = write_files(self.corpus, files)
+        self.report.written = write_files(self.corpus, [*files, *self.rejects.files()])
+        put_first(self.corpus.root, [slug for slug, _ in self.report.taken])  # survey review shows them first
         return self.report.written
 
     def _editable(self, slug: str) -> Paper:
@@ -269,6 +234,10 @@ class Importer:
     def _place(self, raw: RawEntry, source: Source) -> Entry | None:
         label = f"{source.path} entry {raw.label}"
         found = self.index.match(raw.title, raw.abstract, raw.arxiv)
+        if found and found.how.endswith("abstract") and source.format == "bibtex":
+            # A bibliography's entries are works its author tells apart: under another title, an
+            # abstract alike is a possible duplicate (below), never a merge.
+            found = None
         if found:
             paper = self.papers[found.slug]
             updates = self._merge_updates(paper, raw)
@@ -285,13 +254,28 @@ class Importer:
             if match_key(raw.title) not in self.index.by_title:
                 self.index.add_title(raw.title, found.slug)
             return self._entry(found.slug, raw)
+        gone = self.rejects.match(raw.title, raw.abstract, raw.arxiv)
+        if gone is not None:
+            if _key(raw) not in self.take:
+                self.report.rejected.append(f"{label} ({gone.slug})")
+                return None
+            if not self.force:
+                raise SurveyError(f"--take {_key(raw)}: {why(gone)}, as {gone.slug}: not in this survey's "
+                                  f"scope; --force takes it in and out of the rejected papers")
+            self.rejects.bring_back(gone)
+            self.report.back.append(f"{gone.slug} ({why(gone)})")
         maybes = [(maybe.slug, f"{label}: may be the same paper as {maybe.slug} ({maybe.why})")
                   for maybe in self.index.possible(raw.title, raw.abstract)]
         self.report.review += [line for _, line in maybes]
         if not raw.abstract:
             self.report.no_abstract.append(label + (f" (arXiv {raw.arxiv})" if raw.arxiv else ""))
             return None
-        paper = _unclassified(raw, self.papers, self.today)  # classified with the others in run()
+        paper = _unclassified(raw, self.taken, self.today)  # classified with the others in run()
+        if gone is not None and gone.slug not in self.papers:
+            paper.slug = gone.slug  # back under the address it had
+        if _key(raw) in self.take:
+            self.report.taken.append((paper.slug, shown_path(self.corpus.root / paper.file)))
+            self.report.corpus = shown_path(self.corpus.root)
         if id(raw) in self._screened:
             self._briefs[paper.slug] = self._screened[id(raw)]
         self.papers[paper.slug] = paper

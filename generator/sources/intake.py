@@ -95,36 +95,34 @@ def unpacked(data: bytes, shown: str) -> bytes:
 
 
 # A parsed object costs far more than its text: an object or array some 64 to 250 bytes, an XML
-# element some 90 (an HTML page is streamed, hf_html.py: only its open elements are held, some
-# 100 bytes each). The real sources are sparse: an object or array per 290 bytes in the
+# element or attribute some 90, a BibTeX field some 400, a line of listing text some 60 and an
+# entry of it some 600 (an HTML page is streamed, hf_html.py: only its open elements are held,
+# some 100 bytes each). The real sources are sparse: an object or array per 290 bytes in the
 # daily-papers file (141,853 and 18,039 in 46 MB; a paper with 664 authors, 668 in 55 KB), a tag
-# per 56 bytes in the arXiv feed, one per 46 in a saved Hugging Face page. A file with more than
-# one per 16 bytes (`[{},{},...]`, `<x/><x/>...`) is no such source, and would take tens of
-# times its size once built (or, streamed, time for nothing): it is refused before.
-# Counted as the characters that open one, wherever they are (in strings too): an upper bound,
-# and only past a number whose cost does not matter (small files and fixtures are dense).
+# or attribute per 43 bytes in the arXiv feed, a tag per 46 in a saved Hugging Face page, a
+# field per 54 in the real bibliographies, a line per 397 in the listing texts. A file with more
+# than one per 16 bytes (32 for lines: an entry is two) is no such source, and would take tens
+# of times its size once built (or, streamed, time for nothing): it is refused before. Counted as
+# the characters that open one, wherever they are (in strings too): an upper bound, and only past
+# a number whose cost does not matter (small files and fixtures are dense).
 BYTES_PER_NODE = 16
 FREE_NODES = 100_000
 # What Python's JSON reader raises a ValueError on (int() of a longer string), said in one line.
 LONG_NUMBER = "a number of more than 4,300 digits"
+JSON_NODES = ("{[", "objects or arrays", "daily-papers JSON has one per 290")
+DENSITY = {"hf-json": JSON_NODES, "hf-html": ("<", "tags", "a saved Hugging Face page has one per 46"),
+           "arxiv-atom": ("<=", "tags or attributes", "an arXiv feed has one per 43"),
+           "bibtex": ("=", "fields", "a real bibliography has one per 54"),
+           "hf-text": ("\n", "lines", "a Hugging Face listing has one per 397")}
 
 
-def check_json_containers(text: str, shown: str) -> None:
-    """Refuse JSON denser in objects and arrays than any daily-papers file, before building any."""
-    brackets = text.count("{") + text.count("[")
-    if brackets > max(FREE_NODES, len(text) // BYTES_PER_NODE):
-        raise SourceError(shown, f"{brackets:,} objects or arrays in {len(text):,} bytes of JSON: more than "
-                                 f"one per {BYTES_PER_NODE} bytes, where daily-papers JSON has one per 290; "
-                                 f"not read")
-
-
-def check_markup_tags(text: str, shown: str) -> None:
-    """Refuse XML or HTML denser in tags than any arXiv feed or saved page, before parsing it."""
-    tags = text.count("<")
-    if tags > max(FREE_NODES, len(text) // BYTES_PER_NODE):
-        raise SourceError(shown, f"{tags:,} tags in {len(text):,} characters: more than one per "
-                                 f"{BYTES_PER_NODE}, where an arXiv feed has one per 56 and a saved Hugging "
-                                 f"Face page one per 46; not read")
+def check_density(text: str, shown: str, marks: str, what: str, real: str) -> None:
+    """Refuse a text denser in what `marks` opens than any real source of its kind, before it is
+    parsed (see above)."""
+    count, per = sum(map(text.count, marks)), BYTES_PER_NODE * (2 if marks == "\n" else 1)
+    if count > max(FREE_NODES, len(text) // per):
+        raise SourceError(shown, f"{count:,} {what} in {len(text):,} characters: more than one per {per}, "
+                                 f"where {real}; not read")
 
 
 class BoundedHTMLParser(HTMLParser):

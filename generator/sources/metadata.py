@@ -5,9 +5,9 @@ A record is the paper only when
 - its normalised title equals one of the paper's titles, and, when both have an abstract, the
   abstracts are not plainly of two different works; without one to compare (a bibliography's
   entry), the years (a year apart at most), the authors (a name in common) and the arXiv ids
-  must not disagree where both give them. A record that matches by its title and nothing else
-  (the paper has neither authors nor a date) fills the paper, and the fill is listed for a
-  person to check (TITLE_ALONE); or
+  must not disagree where both give them, and one must agree: a record that matches by its
+  title and nothing else (the paper has neither authors nor a date) is for a person, since any
+  `.bib` entry can carry a paper's title with another's id, authors and link; or
 - its title is close and the abstracts say it is the same work.
 Anything less certain is for a person. Only empty fields are filled; a field named in `curated`
 is never touched; each fill is recorded under `enriched` with its source and the day it was read.
@@ -65,9 +65,6 @@ def _overlap(a: str, b: str) -> float:
     return len(x & y) / len(x | y) if x and y else 0.0
 
 
-TITLE_ALONE = "the title alone"
-
-
 def _year(day: str | None) -> int | None:
     return int(day[:4]) if day and day[:4].isdigit() else None
 
@@ -106,7 +103,8 @@ def judge(paper: Paper, record: Record) -> tuple[str, str] | None:
             if other:
                 return "review", f"same title, but {other}"
             if not agreed:
-                return "accept", TITLE_ALONE
+                return "review", ("same title, and nothing else to compare (the paper has no authors "
+                                  "or date, the record no abstract)")
         return "accept", "same title"
     alike = max(difflib.SequenceMatcher(None, key, t).ratio() for t in titles)
     if alike >= CLOSE_TITLE:

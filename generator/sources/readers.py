@@ -27,7 +27,7 @@ from ..corpus.fields import URL_RE, strip_version
 from ..corpus.model import MAX_DESCRIPTION, MAX_URL, Paper
 from .entries import RawEntry, Source
 from .hf_json import hf_item_entry, iso_date, read_hf_json
-from .intake import check_markup_tags, read_bytes, unpacked
+from .intake import DENSITY, check_density, read_bytes, unpacked
 
 FORMATS = {
     "hf-text": "Hugging Face Papers listing (text)",
@@ -95,8 +95,7 @@ def parse_source(data: bytes, shown: str) -> Source:
             "unknown format: expected Hugging Face Papers text or HTML, daily-papers JSON, arXiv Atom "
             "or BibTeX",
         )
-    if fmt in ("hf-html", "arxiv-atom"):
-        check_markup_tags(text, shown)
+    check_density(text, shown, *DENSITY[fmt])
     reader = {"hf-text": _hf_text, "hf-html": _hf_html, "hf-json": read_hf_json, "arxiv-atom": _atom,
               "bibtex": lambda *args: _bibtex().read_bibtex(*args)}[fmt]
     source: Source = reader(text, shown, digest)

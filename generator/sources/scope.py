@@ -8,14 +8,15 @@ A daily feed is mostly not about ML systems (of the 9,109 real papers of ../shar
 under thousands of "Other" papers. Only feeds are gated: a curated listing (a Hugging Face
 listing page or its text) and a BibTeX file are a person's choice and import whole, and a paper
 already in the corpus is always merged. Nothing is lost silently: each paper left out is a row
-of the report, with its best topic and confidence and the one command that takes it in
-(`--take ID`).
+of the report, with its best topic and confidence, the words that raised it, the abstract's
+first sentence (to judge it without opening it) and the one command that takes it in (`--take ID`).
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import math
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +33,8 @@ class LeftOut:
     best_topic: str
     confidence: float
     source: str  # the file it was read from
+    words: tuple[str, ...] = ()  # what raised its best topic most: the words a person judges by
+    first: str = ""  # the abstract's first sentence
 
 
 def report_path(sources: list[str]) -> Path:
@@ -46,10 +49,29 @@ def report_csv(left_out: list[LeftOut], corpus: str, name: str | None = None) ->
     listing name (--name), so that run as written it takes the paper into this corpus."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["id", "title", "best topic", "confidence", "take it in with"])
+    writer.writerow(["id", "title", "best topic", "confidence", "words that scored", "first sentence",
+                     "take it in with"])
     for item in sorted(left_out, key=lambda i: (-i.confidence, i.key)):
         take = (f"survey import {shlex.quote(item.source)} --on-topic --take {shlex.quote(item.key)} "
                 f"--corpus {shlex.quote(corpus)}" + (f" --name {shlex.quote(name)}" if name else ""))
-        writer.writerow([csv_cell(item.key), csv_cell(item.title), item.best_topic,
-                         f"{item.confidence:.2f}", take])
+        # Three decimals, cut rather than rounded: at two, a paper at 0.078 read 0.08, the gate it
+        # fell under, and rounded 0.0796 would read 0.080.
+        shown = f"{math.floor(item.confidence * 1000) / 1000:.3f}"
+        writer.writerow([csv_cell(item.key), csv_cell(item.title), item.best_topic, shown,
+                         csv_cell(", ".join(item.words)), csv_cell(item.first), take])
+    return out.getvalue()
+
+
+def without_taken(text: str, keys: set[str]) -> str | None:
+    """A report (report_csv's text) without the rows of the entries --take has taken in, or None
+    when it has none of them or is not such a report. A feed imported before is not screened
+    again (its listing is recorded), so its report is mended here rather than written anew."""
+    rows = list(csv.reader(io.StringIO(text)))
+    if not rows or rows[0][:1] != ["id"] or rows[0][-1:] != ["take it in with"]:
+        return None
+    kept = [row for row in rows[1:] if row[:1] and row[0] not in keys]
+    if len(kept) == len(rows) - 1:
+        return None
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows([rows[0], *kept])
     return out.getvalue()

@@ -1,0 +1,85 @@
+"""What `survey import` says when it is done: a few lines of counts, the lines a person acts on
+(possible duplicates, entries without an abstract, notes), and one pointer to `survey review`.
+
+The papers added are not listed one by one (an arXiv feed printed 453 `review:` lines): every
+paper whose topics no person has confirmed waits in `survey review`, which shows them least
+sure first, and the summary says how many wait there, the same number `survey review --list`
+counts.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass, field
+
+from .scope import LeftOut
+
+NAMED = 10  # entries without an abstract named one by one; the summary counts them all
+
+
+def review_command(slug: str, corpus: str) -> str:
+    """The command that reviews one paper now, as it is typed here (corpus: its folder as shown)."""
+    return f"survey review {slug}" + ("" if corpus == "corpus" else f" --corpus {shlex.quote(corpus)}")
+
+
+def _n(count: int, one: str, many: str | None = None) -> str:
+    return f"{count:,} {one if count == 1 else many or one + 's'}"
+
+
+@dataclass
+class Report:
+    read: int = 0
+    added: list[str] = field(default_factory=list)
+    merged: list[tuple[str, str, str]] = field(default_factory=list)  # entry, slug, how
+    updated: int = 0  # papers already in the corpus that the merges gave a field they lacked
+    review: list[str] = field(default_factory=list)
+    listings: list[str] = field(default_factory=list)
+    already: list[str] = field(default_factory=list)  # sources imported before, skipped whole
+    written: list[str] = field(default_factory=list)
+    unsure: int = 0  # papers added with a topic the model is unsure of
+    left_out: list[LeftOut] = field(default_factory=list)  # feed papers with no topic (--on-topic)
+    rejected: list[str] = field(default_factory=list)  # entries a curator rejected before: skipped
+    back: list[str] = field(default_factory=list)  # rejected papers brought back (--take --force)
+    taken: list[tuple[str, str]] = field(default_factory=list)  # (slug, file) of the papers --take added
+    no_abstract: list[str] = field(default_factory=list)  # entries not imported: no abstract
+    notes: list[str] = field(default_factory=list)  # what the readers read differently
+    waiting: int = 0  # papers of the corpus whose topics no person has confirmed, once written
+    corpus: str = "corpus"  # the corpus folder, as a command given here names it
+
+    def summary(self, left_out_file: str | None = None) -> str:
+        """The lines to print; left_out_file: where --on-topic's report was written (None: not
+        written, a dry run)."""
+        lines = [f"entries read: {self.read}; papers added: {len(self.added)}; already in the corpus: "
+                 f"{len(self.merged)}; possible duplicates to look at: {len(self.review)}"]
+        if self.updated:  # "already in the corpus" alone changes nothing
+            lines.append(f"papers already in the corpus given an arXiv id, authors, a date or a link they "
+                         f"lacked: {self.updated:,}")
+        if self.left_out:
+            where = f": {left_out_file}, with the command that takes each in" if left_out_file else (
+                " (not written: --dry-run)")
+            lines.append(f"left out by --on-topic, no topic likely: {_n(len(self.left_out), 'paper')}"
+                         + where)
+        if self.rejected:
+            lines.append(f"rejected earlier: {_n(len(self.rejected), 'paper')}, skipped "
+                         f"(corpus/rejected.yaml)")
+        lines += [f"brought back from the rejected papers: {s}" for s in self.back]
+        lines += [f"review: {line}" for line in self.review]
+        if self.no_abstract:
+            n = len(self.no_abstract)
+            lines.append(f"not imported: {_n(n, 'entry', 'entries')} without an abstract, which `survey "
+                         f"check` requires of a paper; give the entry an `abstract` field, or `survey add "
+                         f"--arxiv ID` where it has one")
+            lines += [f"no abstract: {line}" for line in self.no_abstract[:NAMED]]
+            if n > NAMED:  # 5,000 lines would bury everything above them
+                lines.append(f"no abstract: and {n - NAMED:,} more entries")
+        lines += [f"listing recorded: {s}" for s in self.listings]
+        lines += [f"note: {s}" for s in self.notes]
+        lines += [f"already imported, unchanged: {s}" for s in self.already]
+        lines.append(f"files written: {len(self.written):,}")
+        lines += [f"taken in: {path}; decide its topics now: {review_command(slug, self.corpus)}"
+                  for slug, path in self.taken]
+        unsure = (f" (the model is unsure of a topic of {self.unsure:,} of the papers added)"
+                  if self.unsure else "")
+        wait = "waits" if self.waiting == 1 else "wait"
+        lines.append(f"{_n(self.waiting, 'paper')} {wait} in `survey review`{unsure}")
+        return "\n".join(lines)
