@@ -1304,3 +1304,16 @@ def test_the_chart_s_words_are_readable_on_a_phone(site_base: str, chromium: Bro
                 (ax0, ay0, ax1, ay1), (bx0, by0, bx1, by1) = a["box"], b["box"]
                 assert ax1 <= bx0 or bx1 <= ax0 or ay1 <= by0 or by1 <= ay0, (path, a, b)
         tab.assert_clean()
+
+
+def test_on_a_phone_the_order_box_stays_beside_its_label(site_base: str, chromium: Browser) -> None:
+    """The search page's "Order" and its box on one line (on a phone the label ended the line of
+    the words' box and the Order box began the next, under the words' box)."""
+    with open_tab(chromium, PHONE, is_mobile=True, has_touch=True) as tab:
+        goto(tab, site_base + "search/?q=memory")
+        label = tab.page.locator("label[for='survey-search-sort']").bounding_box()
+        box = tab.page.locator("#survey-search-sort").bounding_box()
+        assert label is not None and box is not None
+        assert label["x"] + label["width"] <= box["x"]  # the label first, then its box
+        assert box["y"] < label["y"] + label["height"] / 2 < box["y"] + box["height"]
+        tab.assert_clean()
