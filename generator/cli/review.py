@@ -121,12 +121,15 @@ class Sitting:
 
 
 def print_queue(glances: dict[str, Glance], slugs: list[str], topic: str | None = None) -> None:
-    """--list: a paper a line, slug first, then what the model suggested and the title; the
-    count on stderr, so that a pipe reads only the papers."""
+    """--list: a paper a line, slug first, then what the model suggested and the title (its TeX
+    read as a page shows it: `$\\times$` is ×); the count on stderr, so that a pipe reads only
+    the papers."""
+    from ..core.tex import tex_text
+
     for slug in slugs:
         g = glances[slug]
         said = ", ".join(f"{t} {g.confidence[t]:.2f}" if t in g.confidence else t for t in g.topics)
-        print(f"{slug}  {said or 'no topic'}  {g.title}")
+        print(f"{slug}  {said or 'no topic'}  {tex_text(g.title)}")
     print(f"survey review: {len(slugs)} paper{'s' * (len(slugs) != 1)} wait for a person's review"
           + (f", on or near {topic}" if topic else ""), file=sys.stderr)
 
