@@ -152,7 +152,7 @@ def test_the_home_page_says_what_each_topic_covers_in_its_sentence(site: Path) -
     assert got == {**{t.name: t.summary for t in taxonomy.topics},
                    "Other": "Papers on none of the topics above, still part of the survey: their tags say "
                             "what they are about."}
-    assert text(items[0]).startswith("Parallelism · 4 papers · 1 reviewed")
+    assert text(items[0]).startswith("Parallelism · 4 papers · 1 of 4 reviewed")
 
 
 def test_each_paper_is_in_the_search_facet_reviewed_or_suggested(site: Path) -> None:
