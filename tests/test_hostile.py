@@ -249,7 +249,7 @@ def test_mkdocs_build_fails_in_one_line_on_a_corpus_error(case: str, tmp_path: P
     project = make_project(tmp_path, make_corpus(tmp_path / "small"))
     if case == "malformed-yaml":
         edit_paper(project / "corpus", "title:", "title: [")
-        needle = f"{PAPER}.yaml:"
+        needle = f"corpus/papers/{PAPER}.yaml:3:9: malformed YAML"
     else:
         path = sorted((project / "corpus" / "listings").glob("*.yaml"))[0]
         path.write_text(path.read_text().replace("\nname: ", "\nname: <script>x</script> ", 1))

@@ -40,7 +40,7 @@ from generator.site.mathml import mathml, tex_markup
     (r"heuristics~\cite{IterativeGreedy22} that", "heuristics [IterativeGreedy22] that"),
     (r"at $\href{https://github.com/U/O}{https://github.com/U/O}$.", "at https://github.com/U/O."),
     (r"on \href{https://github.com/A/B}{Github}.", "on Github (https://github.com/A/B)."),
-    (r"costs \$250M", "costs $250M"),
+    (r"costs \$250M", "costs $250M"), (r"Code: \url{https://example.org/x}.", "Code: https://example.org/x."),
 ])
 def test_simple_tex_reads_as_text(tex: str, shown: str) -> None:
     assert tex_parts(tex) == (Part(shown),)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 
@@ -10,27 +11,15 @@ class SurveyError(Exception):
 
 
 class CorpusError(SurveyError):
-    def __init__(
-        self,
-        path: str,
-        message: str,
-        *,
-        entry: str | None = None,
-        field: str | None = None,
-        line: int | None = None,
-        column: int | None = None,
-    ) -> None:
-        self.path = path
-        self.entry = entry
-        self.field = field
-        self.line = line
-        self.column = column
-        self.message = message
+    def __init__(self, path: str, message: str, *, entry: str | None = None, field: str | None = None,
+                 line: int | None = None, column: int | None = None) -> None:
+        self.path, self.message, self.entry, self.field = path, message, entry, field
+        self.line, self.column = line, column
         super().__init__(str(self))
 
     def __reduce__(self) -> tuple[Any, ...]:  # pickled with its fields (raised in a worker process)
-        return (_corpus_error, (type(self), self.path, self.message, self.entry, self.field,
-                                self.line, self.column))
+        return (partial(type(self), entry=self.entry, field=self.field, line=self.line, column=self.column),
+                (self.path, self.message))
 
     def __str__(self) -> str:
         where = self.path
@@ -44,11 +33,6 @@ class CorpusError(SurveyError):
         if self.field:
             parts.append(f"field '{self.field}'")
         return ": ".join(parts) + f": {self.message}"
-
-
-def _corpus_error(cls: type[CorpusError], path: str, message: str, entry: str | None, field: str | None,
-                  line: int | None, column: int | None) -> CorpusError:
-    return cls(path, message, entry=entry, field=field, line=line, column=column)
 
 
 class CorpusProblems(CorpusError):
@@ -82,13 +66,3 @@ def each_problem(exc: CorpusError) -> list[CorpusError]:
 
 class SourceError(CorpusError):
     """A source file that cannot be imported (unknown format, bad entry, bad encoding)."""
-
-
-class DuplicateError(SurveyError):
-    def __init__(self, message: str, existing: str) -> None:
-        self.existing = existing
-        super().__init__(message)
-
-
-class OfflineError(SurveyError):
-    pass

@@ -16,7 +16,7 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
-from ..core.errors import DuplicateError, OfflineError, SurveyError
+from ..core.errors import SurveyError
 from ..core.settings import read_settings
 from ..core.text import shown_path, squash
 from ..core.yamlio import load_yaml
@@ -61,7 +61,7 @@ def _fetch(url: str, what: str) -> bytes:
         raise SurveyError(f"{what}: the server answered {exc.code} {exc.reason} for {url}") from None
     except (TimeoutError, urllib.error.URLError, OSError) as exc:
         reason = getattr(exc, "reason", exc)
-        raise OfflineError(f"{what}: cannot reach {url} ({reason}); this needs the network: "
+        raise SurveyError(f"{what}: cannot reach {url} ({reason}); this needs the network: "
                            f"give --title and --abstract instead") from None
 
 
@@ -123,10 +123,10 @@ def run_add(args: argparse.Namespace, today: str) -> int:
     index = Index.of(corpus.papers, corpus.listings)
     found = index.match(raw.title, raw.abstract, raw.arxiv)
     if found:
-        existing = os.path.relpath(corpus.root / "papers" / f"{found.slug}.yaml")
+        existing = shown_path(corpus.root / "papers" / f"{found.slug}.yaml")
         shares = "nearly the same abstract" if found.how == "same abstract" else f"same {found.how}"
-        raise DuplicateError(f"this paper is already in the corpus as {existing} ({shares}); "
-                             f"edit that file instead", existing)
+        raise SurveyError(f"this paper is already in the corpus as {existing} ({shares}); "
+                          f"edit that file instead")
     rejects = Rejects(corpus.rejected)
     gone = rejects.match(raw.title, raw.abstract, raw.arxiv)
     if gone is not None and not args.force:
@@ -145,7 +145,7 @@ def run_add(args: argparse.Namespace, today: str) -> int:
         paper.tags, curated = list(dict.fromkeys(args.tag)), [*curated, "tags"]
     paper.curated = [c for c in CURATABLE if c in curated]
 
-    path = os.path.relpath(corpus.root / paper.file)
+    path = shown_path(corpus.root / paper.file)
     Paper.from_dict(paper.to_dict(), path)  # what no YAML file could hold (a lone surrogate) is refused
     text = paper_text(paper)
     check = Paper.from_dict(load_yaml(text, path), path)  # the schema, exactly as `check` reads it
