@@ -121,6 +121,34 @@ def test_topic_narrows_the_queue_to_papers_that_have_it_or_may_have_missed_it(
                                        "applies every decision of its file\n")
 
 
+def test_topic_finds_the_papers_the_model_may_have_missed_it_on(
+        corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A paper the model gave kernels (0.60) and serving 0.33, parallelism 0.24, written as import
+    writes it (confidence of kernels alone, and the doubt): `--topic serving` finds it, though its
+    file says nothing of serving; parallelism (under 0.25) does not. A paper whose stored doubt
+    leaves no room for a missed topic is not scored again."""
+    from generator.classify.suggest import suggest
+    from generator.corpus.model import Paper
+    from generator.corpus.store import paper_text
+
+    taxonomy = load_corpus(corpus).taxonomy
+    for slug, sure in (("faster-attention", False), ("faster-attention-sure", True)):
+        near = Paper(slug=slug, title="Faster attention on GPUs", abstract="A fused kernel for attention.")
+        s = suggest(taxonomy, near.title, near.abstract)
+        near.topics, near.confidence, near.doubt = s.topic_ids, s.confidence, s.doubt
+        scores = {v.id: round(v.confidence, 2) for v in s.topics}
+        assert (near.topics, near.confidence, scores["serving"], scores["parallelism"]) == (
+            ["kernels"], {"kernels": 0.6}, 0.33, 0.24)
+        if sure:
+            near.doubt = 0.41  # what kernels 0.60 alone gives: the other topics were sure
+        (corpus / near.file).write_text(paper_text(near), encoding="utf-8")
+    serving = [line.split()[0] for line in listed(corpus, "--topic", "serving", capsys=capsys)]
+    assert serving == ["faster-attention", "accelerating-feedforward-computation-via-parallel-nonlinear"]
+    assert capsys.readouterr().err == ""
+    parallelism = [line.split()[0] for line in listed(corpus, "--topic", "parallelism", capsys=capsys)]
+    assert "faster-attention" not in parallelism and len(parallelism) == 3
+
+
 # --- exits, and corpora without a model or a waiting paper -------------------------------------
 
 

@@ -24,6 +24,7 @@ from conftest import (
     HOSTILE_TITLE,
     REVIEWED,
     ROOT,
+    SUGGESTED,
     make_corpus,
     snapshot,
     survey,
@@ -234,6 +235,35 @@ def test_corpus_text_reaches_the_terminal_as_written(corpus: Path) -> None:
     assert HOSTILE_TITLE in shown
     # the escapes are the session's own (clearing the screen, the title in bold), none from the corpus
     assert set(ESCAPE.findall(shown)) == {"\x1b[H", "\x1b[2J", "\x1b[1m", "\x1b[0m"}
+
+
+TEX_TITLE = r"Serving at 2.4$\times$ the Speed with \textsc{Fast} and $\mathcal{O}(n)$ memory"
+TEX_READ = "Serving at 2.4× the Speed with Fast and 𝒪(n) memory"
+
+
+def test_titles_show_their_tex_as_a_page_does(corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Everywhere the queue shows a title (--list, the screen, the line after a decision, the
+    search `o` opens for a paper without a link), its TeX reads as on the paper's page."""
+    from generator.cli.main import main
+
+    slug = "algorithms-for-caching-and-mts-with-reduced-number-of"
+    path = corpus / "papers" / f"{slug}.yaml"
+    data = paper(corpus, slug)
+    data["title"] = TEX_TITLE
+    data.pop("arxiv", None)
+    data.pop("links", None)
+    path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    assert main(["review", "--list", "--corpus", str(corpus)]) == 0
+    line = next(line for line in capsys.readouterr().out.splitlines() if line.startswith(slug))
+    assert line.endswith(f"  {TEX_READ}")
+    keys = Keys("o" + "a" + "q")
+    sit(corpus, keys, slug, SUGGESTED[0])
+    screens = keys.screens()
+    assert screens[0][1] == screens[1][1] == TEX_READ
+    assert keys.opened == ["https://arxiv.org/search/?searchtype=title&query=Serving+at+2.4%C3%97+the+"
+                           "Speed+with+Fast+and+%F0%9D%92%AA%28n%29+memory"]
+    assert screens[2][-1] == f"decided (u undoes it): {TEX_READ}"
+    assert "$" not in keys.out.getvalue() and "\\" not in keys.out.getvalue()
 
 
 def _until(master: int, text: str, seen: str, timeout: float = 60) -> str:

@@ -36,7 +36,8 @@ def review_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("slugs", nargs="*", metavar="SLUG",
                    help="review these papers now, in this order (reviewed or not), instead of the queue")
     p.add_argument("--topic", metavar="ID", help="only the papers that have this topic or that the "
-                                                  "model may have missed it on")
+                                                  "model may have missed it on (its confidence 0.25 "
+                                                  "to 0.5: scored again, a second or two)")
     how = p.add_mutually_exclusive_group()
     how.add_argument("--list", action="store_true",
                      help="print the queue, one paper a line (slug first), instead of asking")
@@ -99,11 +100,13 @@ class Sitting:
                     raise SurveyError(_no_paper(slug, root, sorted(self.glances)))
             self.slugs = list(dict.fromkeys(slugs))
         else:
-            from ..classify.review import queue
+            from ..classify.review import missed_topic, queue
             from ..corpus.first import firsts
 
-            self.slugs = [p.slug for p in queue(self.glances.values(), [t for t, _ in self.topics], topic,
-                                                firsts(root))]
+            ids = [t for t, _ in self.topics]
+            missed = missed_topic(self.glances.values(), topic, self.book.taxonomy) \
+                if topic in ids else set()  # an unknown topic: queue() says so
+            self.slugs = [p.slug for p in queue(self.glances.values(), ids, topic, firsts(root), missed)]
 
     @functools.cached_property
     def book(self) -> Book:
@@ -118,12 +121,15 @@ class Sitting:
 
 
 def print_queue(glances: dict[str, Glance], slugs: list[str], topic: str | None = None) -> None:
-    """--list: a paper a line, slug first, then what the model suggested and the title; the
-    count on stderr, so that a pipe reads only the papers."""
+    """--list: a paper a line, slug first, then what the model suggested and the title (its TeX
+    read as a page shows it: `$\\times$` is ×); the count on stderr, so that a pipe reads only
+    the papers."""
+    from ..core.tex import tex_text
+
     for slug in slugs:
         g = glances[slug]
         said = ", ".join(f"{t} {g.confidence[t]:.2f}" if t in g.confidence else t for t in g.topics)
-        print(f"{slug}  {said or 'no topic'}  {g.title}")
+        print(f"{slug}  {said or 'no topic'}  {tex_text(g.title)}")
     print(f"survey review: {len(slugs)} paper{'s' * (len(slugs) != 1)} wait for a person's review"
           + (f", on or near {topic}" if topic else ""), file=sys.stderr)
 

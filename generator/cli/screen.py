@@ -189,7 +189,7 @@ class Session:
             elif first == "?":
                 self._pages(HELP.format(n=len(self.topics)).split("\n"))
             elif first == "o":
-                url = paper.link("paper") or paper.link("pdf") or _search(paper.title)
+                url = paper.link("paper") or paper.link("pdf") or _search(tex_text(paper.title))
                 opened = self.term.open(url)
                 note = f"{'opened' if opened else 'could not open a browser for'} {url}"
             else:
@@ -305,7 +305,7 @@ def _after(answer: str, paper: Paper) -> str:
     if answer == "skipped":
         return "skipped the last paper: it comes back next time"
     what = "rejected" if answer == "rejected" else "decided"
-    return f"{what} (u undoes it): {paper.title}"
+    return f"{what} (u undoes it): {tex_text(paper.title)}"
 
 
 def _said(w: Why | None) -> str:

@@ -32,7 +32,8 @@ from .taxonomy import Taxonomy
 @dataclass(frozen=True)
 class Glance:
     """A paper as the queue sees it: its topics, the model's stored confidence in them, and
-    whether a person reviewed them."""
+    whether a person reviewed them (the abstract for `survey review --topic`, which scores the
+    papers that may have missed a topic: kept from the composed file at no cost)."""
 
     slug: str
     title: str
@@ -40,6 +41,7 @@ class Glance:
     confidence: dict[str, float] = field(default_factory=dict)
     reviewed: bool = False
     doubt: float | None = None  # the topics the model expects to be wrong, as import stored it
+    abstract: str = ""
 
 
 def glance_papers(root: Path) -> list[Glance]:
@@ -68,7 +70,7 @@ def _glance(path: Path, shown: str) -> Glance:
         if paper.slug != path.stem:
             raise SurveyError(f"{shown}: slug {paper.slug!r} does not match the file name")
         return Glance(paper.slug, paper.title, tuple(paper.topics), dict(paper.confidence),
-                      paper.topics_reviewed, paper.doubt)
+                      paper.topics_reviewed, paper.doubt, paper.abstract)
     return found
 
 
@@ -78,7 +80,7 @@ def _read(node: yaml.MappingNode) -> Glance | None:
     values: dict[str, Any] = {}
     for key, value in node.value:
         name = key.value if isinstance(key, yaml.ScalarNode) else None
-        if name in ("slug", "title"):
+        if name in ("slug", "title", "abstract"):
             if not isinstance(value, yaml.ScalarNode):
                 return None
             values[name] = value.value
@@ -101,10 +103,10 @@ def _read(node: yaml.MappingNode) -> Glance | None:
                     FRACTION_RE.match(v) and float(v) <= 1 for _, v in pairs):
                 return None
             values[name] = {k: float(v) for k, v in pairs}
-    if not isinstance(values.get("slug"), str) or not isinstance(values.get("title"), str):
+    if not all(isinstance(values.get(name), str) for name in ("slug", "title", "abstract")):
         return None
     return Glance(values["slug"], values["title"], values.get("topics", ()), values.get("confidence", {}),
-                  "topics" in values.get("curated", ()), values.get("doubt"))
+                  "topics" in values.get("curated", ()), values.get("doubt"), values["abstract"])
 
 
 def glance_listings(root: Path) -> dict[str, list[tuple[str, int]]]:
