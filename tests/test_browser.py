@@ -1292,3 +1292,23 @@ def test_on_a_phone_the_order_box_stays_beside_its_label(site_base: str, chromiu
         assert label["x"] + label["width"] <= box["x"]  # the label first, then its box
         assert box["y"] < label["y"] + label["height"] / 2 < box["y"] + box["height"]
         tab.assert_clean()
+
+
+def test_without_script_the_search_page_links_the_lists(site_base: str, chromium: Browser) -> None:
+    """With JavaScript off the search page says so and links the topics, tags and listings (its
+    <noscript> showed "[topic](topics/index.md)" as text), and shows no form that cannot search."""
+    with open_tab(chromium, java_script_enabled=False) as tab:
+        goto(tab, site_base + "search/?q=memory")
+        article = tab.page.locator("article")
+        assert "](" not in article.inner_text() and ".md" not in article.inner_text()
+        assert not tab.page.locator("#survey-search").is_visible()
+        assert not tab.page.get_by_text("Loading the search index").is_visible()
+        for name, path in (("topic", "topics/"), ("tag", "tags/"), ("listing", "listings/")):
+            link = article.get_by_role("link", name=name, exact=True)
+            link.click()
+            tab.page.wait_for_url(url_is(site_base, path))
+            assert tab.page.locator("article h1").inner_text().startswith(name.title())
+            tab.page.go_back()
+        # With scripts off Chromium refuses the head's module preload of Pagefind ("csp"): only that.
+        assert all(p.endswith("pagefind/pagefind.js csp") for p in tab.problems), tab.problems
+        assert tab.external == []
