@@ -1135,6 +1135,10 @@ def test_every_list_shows_its_papers_on_the_first_screen(
                 assert boxes[0][0] < height / 2, (path, boxes[0], height)
             else:
                 assert len([b for b in boxes if b[1] <= height]) >= 3, (path, boxes[:4], height)
+            # A list in parts says which part this is above its papers (a phone hid it there).
+            where = page.locator("article .survey-controls .survey-pager")
+            if where.count():
+                assert where.is_visible() and re.search(r"Page \d+ of \d+", where.inner_text()), path
             first = page.locator("article li.survey-entry").first
             path_of = first.locator("a[href*='/papers/']").first.evaluate("a => a.pathname")
             paper = by_slug[path_of.rstrip("/").rsplit("/", 1)[1]]
