@@ -394,7 +394,11 @@ def desktop(chromium: Browser) -> Iterator[Tab]:
 
 
 def test_home_topic_paper_listing_tag_and_back(site_base: str, desktop: Tab) -> None:
+    """Every page view fetches sitemap.xml (Material's instant navigation), which lists the hubs
+    only: a link to one is taken by instant navigation, a paper's loads the paper as a page."""
     tab, page = desktop, desktop.page
+    sitemaps: list[tuple[str, bytes]] = []
+    page.on("response", lambda r: sitemaps.append((r.url, r.body())) if "/sitemap" in r.url else None)
     goto(tab, site_base)
     landed(tab, site_base, "", "ML systems literature survey")
     mark_document(page)
@@ -414,6 +418,7 @@ def test_home_topic_paper_listing_tag_and_back(site_base: str, desktop: Tab) -> 
         on_part(tab, site_base, f"topics/parallelism/{number}/", "Parallelism", number)
     zero.click()
     landed(tab, site_base, f"papers/{ZERO}/", ZERO_TITLE)
+    assert not still_same_document(page), "a paper is not in sitemap.xml: it loads as a page"
 
     # paper -> one of its listings, from "Listed in", to the paper's entry there
     listed_in = page.locator("article h2#listed-in + ul a").first
@@ -433,20 +438,19 @@ def test_home_topic_paper_listing_tag_and_back(site_base: str, desktop: Tab) -> 
     item.locator(f"a[href$='/papers/{ZERO}/']").click()
     landed(tab, site_base, f"papers/{ZERO}/", ZERO_TITLE)
 
-    # paper -> one of its tags, by the chip at the top of the page
+    # paper -> one of its tags, by the chip at the top of the page, -> the tag index: instant
+    mark_document(page)
     chip = page.locator("article .survey-chips a.md-tag:not(.survey-topic)").first
     tag_name = chip.inner_text().strip()
     tag_path, _ = target(site_base, chip)
     chip.click()
     landed(tab, site_base, tag_path, f"Tag: {tag_name}")
     assert page.locator(f"article a[href$='papers/{ZERO}/']").count() >= 1
-
-    # tag -> tag index: a paper and a later part load as pages of their own (sitemap.xml lists
-    # the pages readers move between, not every paper), the tag pages by instant navigation
-    mark_document(page)
     page.get_by_role("link", name="All tags", exact=True).click()
     landed(tab, site_base, "tags/", "Tags")
     assert still_same_document(page), "instant navigation fell back to full page loads"
+    assert sitemaps and {url for url, _ in sitemaps} == {site_base + "sitemap.xml"}
+    assert all(b"/papers/" not in body for _, body in sitemaps)
     tab.assert_clean()
 
 
@@ -507,35 +511,6 @@ def test_search_finds_a_paper_by_a_word_of_its_abstract(site_base: str, desktop:
     landed(tab, site_base, f"papers/{ZERO}/", ZERO_TITLE)
     assert not page.evaluate("document.getElementById('__search').checked")
     assert not [u for u in tab.external if "search_index" in u]
-    tab.assert_clean()
-
-
-def test_instant_navigation_takes_the_pages_of_the_small_sitemap_and_loads_a_paper(
-        site_base: str, desktop: Tab) -> None:
-    """Every page view fetches sitemap.xml (Material's instant navigation): it lists the hubs
-    only. A link to one of them is taken by instant navigation; a paper's link, not listed,
-    loads the paper as a page of its own; and from there the hubs are instant again."""
-    tab, page = desktop, desktop.page
-    sitemaps: list[tuple[str, bytes]] = []
-    page.on("response", lambda r: sitemaps.append((r.url, r.body())) if "/sitemap" in r.url else None)
-    goto(tab, site_base)
-    mark_document(page)
-    page.locator("article li.survey-topic-entry > a", has_text=re.compile(r"^Parallelism$")).click()
-    landed(tab, site_base, "topics/parallelism/", "Parallelism")
-    assert still_same_document(page)
-    paper = page.locator("article li > a[href*='/papers/']").first
-    path, _ = target(site_base, paper)
-    paper.click()
-    page.wait_for_url(site_base + path)
-    page.locator("article h2#abstract").wait_for()
-    assert not still_same_document(page), "a paper is not in sitemap.xml: it loads as a page"
-    mark_document(page)
-    page.locator("article .survey-chips a.md-tag:not(.survey-topic)").first.click()
-    page.wait_for_url(re.compile(re.escape(site_base) + r"tags/[^/]+/$"))
-    page.locator("article h1", has_text="Tag:").wait_for()
-    assert still_same_document(page), "a tag page is in sitemap.xml: instant navigation takes it"
-    assert sitemaps and {url for url, _ in sitemaps} == {site_base + "sitemap.xml"}
-    assert all(b"/papers/" not in body for _, body in sitemaps)
     tab.assert_clean()
 
 

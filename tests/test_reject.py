@@ -6,19 +6,17 @@ malformed rejected file.
 from __future__ import annotations
 
 import shutil
-import signal
 from pathlib import Path
 
 import pytest
 import yaml
-from conftest import counted, make_corpus, snapshot, survey, survey_process
+from conftest import make_corpus, survey
 
 from generator.classify.review import rejection_files
 from generator.corpus.store import load_corpus
 from generator.corpus.writes import write_files
 
 DAY = "2026-11-28"
-DAY_ENV = {"SOURCE_DATE_EPOCH": "1795000000"}  # the same day in every run
 
 
 @pytest.fixture(scope="module")
@@ -113,37 +111,6 @@ def test_the_rejected_file_is_no_link(small: Path, tmp_path: Path) -> None:
     result = survey("check", "--corpus", str(corpus), cwd=corpus)
     assert result.returncode == 1
     assert "rejected.yaml: is a symbolic link; not read" in result.stderr
-
-
-def test_a_reject_killed_at_each_step_leaves_the_paper_published_or_rejected(
-        small: Path, tmp_path: Path) -> None:
-    """kill -9 at every file operation of a rejection (the paper's file removed, two listings
-    rewritten, rejected.yaml written): once `survey check` has finished or discarded what the
-    write left, the paper is either published or rejected, never both, never neither."""
-    slug = listed_in_two(small)
-    decisions = tmp_path / "reject.csv"
-    decisions.write_text(f"slug,topics,reason\n{slug},reject,off topic\n", encoding="utf-8")
-    args = ("review", "--apply", str(decisions), "--force", "--corpus")  # a reviewed paper: --force
-    done = copy(small, tmp_path / "done")
-    result, steps = counted(*args, str(done), env=DAY_ENV)
-    assert result.returncode == 0, result.stderr
-    assert steps.count("delete") == 1 and steps.count("stage") == 3  # two listings, rejected.yaml
-    before, finished = snapshot(small), snapshot(done)
-    outcomes = set()
-    for k in range(len(steps)):
-        corpus = tmp_path / f"killed-{k}"
-        copy(small, corpus)
-        killed = survey_process(*args, str(corpus), env={**DAY_ENV, "SURVEY_FAULT": f"kill-after={k}"})
-        assert killed.returncode == -signal.SIGKILL, (k, killed.stderr)
-        assert survey("check", "--corpus", str(corpus)).returncode == 0, k
-        now = snapshot(corpus)
-        published = f"papers/{slug}.yaml" in now
-        rejected = f"- slug: {slug}\n" in now.get("rejected.yaml", b"").decode("utf-8")
-        assert published != rejected, (k, steps[k])
-        assert now == (finished if rejected else before), (k, steps[k])
-        outcomes.add(rejected)
-        shutil.rmtree(corpus)
-    assert outcomes == {True, False}
 
 
 def test_the_site_counts_rejected_papers_and_shows_none_of_them(small: Path, tmp_path: Path) -> None:

@@ -1,5 +1,5 @@
-"""Writes are all or nothing (issue 24): `survey import`, `add`, `enrich` and `train`, killed at
-any point, leave the corpus as it was or, once `survey check` or the next writer has finished
+"""Writes are all or nothing (issue 24): `survey import`, `add`, `enrich`, `train` and a rejection,
+killed at any point, leave the corpus as it was or, once `survey check` or the next writer has finished
 them, as a finished run leaves it; what they write is checked by `survey check`'s rules first.
 
 The kill points are deterministic: SURVEY_FAULT=count (generator/corpus/faults.py) names the
@@ -11,7 +11,6 @@ add the points before the write.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -163,72 +162,42 @@ ADD = ("add", "--title", "Sharded Checkpoints at Scale", "--abstract",
        "We write model checkpoints in parallel shards.")
 
 
-@pytest.fixture(scope="module")
-def added(small: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, bytes], list[str]]:
-    """The small corpus after ADD, and the file operations of ADD's write."""
-    done = copy(small, tmp_path_factory.mktemp("added") / "corpus")
-    result, steps = counted(*ADD, "--corpus", str(done), env=DAY)
+def one_write(command: str, small: Path, feed: Path, tmp: Path) -> tuple[Path, tuple[str, ...]]:
+    """A copy of the small corpus, and the arguments of one write of `command` to it."""
+    corpus = copy(small, tmp / "start")
+    if command == "train":  # on a model the corpus's labelled papers change: it replaces the file
+        labels = tmp / "labels.yaml"
+        papers = [{"slug": p.slug, "topics": p.topics, "split": "tune"}
+                  for p in load_corpus(corpus).sorted_papers()]
+        labels.write_text(yaml.safe_dump({"papers": papers}))
+        model = corpus / "topic_model.yaml"
+        model.write_text(re.sub(r"bias: -?[\d.]+", "bias: -9.5", model.read_text(), count=1))
+        return corpus, ("train", "--labels", str(labels))
+    if command == "reject":  # the paper's file removed, two listings and rejected.yaml written
+        slug = next(s for s, where in sorted(load_corpus(corpus).listings_of().items()) if len(where) > 1)
+        (tmp / "reject.csv").write_text(f"slug,topics,reason\n{slug},reject,off topic\n")
+        return corpus, ("review", "--apply", str(tmp / "reject.csv"), "--force")  # reviewed: --force
+    return corpus, {"add": ADD, "enrich": ("enrich", "--web", "none", "--from", str(feed))}[command]
+
+
+@pytest.mark.parametrize("command", ["add", "enrich", "train", "reject"])
+def test_a_write_killed_at_each_kind_of_step_is_applied_whole_or_not_at_all(
+        command: str, small: Path, feed: Path, tmp_path: Path) -> None:
+    """Each writer's one write (a new file, changed ones, a replaced model, a removed paper), at
+    every kind of file operation; and once it is in, no message says none of it was."""
+    start, args = one_write(command, small, feed, tmp_path)
+    before = snapshot(start)
+    result, steps = counted(*args, "--corpus", str(copy(start, tmp_path / "done")), env=DAY)
     assert result.returncode == 0, result.stderr
-    return snapshot(done), steps
-
-
-def test_an_add_killed_at_each_step_adds_the_paper_or_nothing(
-        small: Path, added: tuple[dict[str, bytes], list[str]], tmp_path: Path) -> None:
-    """At every file operation; and once the paper is in, no message says none of it was."""
-    before, (finished, steps) = snapshot(small), added
-    for k in range(len(steps)):
-        corpus = copy(small, tmp_path / "killed")
-        assert run(*ADD, "--corpus", str(corpus), fault=f"kill-after={k}") == KILLED
+    finished = snapshot(tmp_path / "done")
+    assert finished != before
+    for k in points(steps):
+        corpus = copy(start, tmp_path / "killed")
+        assert run(*args, "--corpus", str(corpus), fault=f"kill-after={k}") == KILLED
         checked = survey("check", "--corpus", str(corpus))
         assert checked.returncode == 0, (k, checked.stderr)
-        assert snapshot(corpus) == (finished if k > steps.index("commit") else before), k
+        assert snapshot(corpus) == (finished if k > steps.index("commit") else before), (k, steps[k])
         assert snapshot(corpus) == before or "none of it had been applied" not in checked.stdout, k
-
-
-def test_an_enrich_killed_while_writing_enriches_all_or_nothing(
-        small: Path, feed: Path, tmp_path: Path) -> None:
-    args = ("enrich", "--web", "none", "--from", str(feed))
-    before = snapshot(small)
-    done = copy(small, tmp_path / "done")
-    result, steps = counted(*args, "--corpus", str(done), env=DAY)
-    assert result.returncode == 0, result.stderr
-    finished = snapshot(done)
-    assert sum(1 for k, v in finished.items() if before.get(k) != v) == MERGED == steps.count("stage")
-    for k in points(steps):
-        corpus = copy(small, tmp_path / "killed")
-        assert run(*args, "--corpus", str(corpus), fault=f"kill-after={k}") == KILLED
-        assert survey("check", "--corpus", str(corpus)).returncode == 0
-        assert snapshot(corpus) == (finished if k > steps.index("commit") else before), k
-
-
-def test_a_train_killed_while_writing_keeps_the_old_model_or_writes_the_new(
-        small: Path, tmp_path: Path) -> None:
-    """Killed before and after the commit of its one file. Trained on a handful of labelled
-    papers of the corpus (the kill points are the write's, whatever it trained on)."""
-    corpus = copy(small, tmp_path / "corpus")
-    papers = load_corpus(corpus).sorted_papers()
-    labels = tmp_path / "labels.yaml"
-    labels.write_text(yaml.safe_dump({"papers": [
-        {"slug": p.slug, "topics": list(p.topics), "split": "tune"} for p in papers]}), encoding="utf-8")
-    model = corpus / "topic_model.yaml"
-    text = model.read_text(encoding="utf-8")
-    model.write_text(re.sub(r"bias: -?[\d.]+", "bias: -9.5", text, count=1), encoding="utf-8")
-    old = model.read_bytes()
-    args = ("train", "--labels", str(labels), "--corpus", str(corpus))
-    result, steps = counted(*args[:-1], str(copy(corpus, tmp_path / "counted")))
-    assert result.returncode == 0 and steps.count("stage") == 1, result.stderr
-    assert run(*args, fault=f"kill-after={steps.index('commit')}") == KILLED  # just before the commit
-    assert survey("check", "--corpus", str(corpus)).returncode == 0
-    assert model.read_bytes() == old and not (corpus / ".survey-write").exists()
-    # killed after it: the file is the one the run staged, once `survey check` has finished it
-    assert run(*args, fault=f"kill-after={steps.index('commit') + 1}") == KILLED
-    manifest = json.loads((corpus / ".survey-write" / "manifest.json").read_text(encoding="utf-8"))
-    [entry] = manifest["files"]
-    checked = survey("check", "--corpus", str(corpus))
-    assert checked.returncode == 0 and "finished the interrupted write" in checked.stdout
-    assert hashlib.sha256(model.read_bytes()).hexdigest() == entry["sha256"] and model.read_bytes() != old
-    assert sorted(p.name for p in corpus.iterdir()) == [".survey-lock", "listings", "papers",
-                                                         "taxonomy.yaml", "topic_model.yaml"]
 
 
 def test_an_import_name_that_check_refuses_is_refused_before_anything_is_written(
@@ -281,12 +250,12 @@ def test_every_write_is_checked_with_the_rules_of_survey_check(tmp_path: Path) -
     assert survey("check", "--corpus", str(corpus_dir)).returncode == 0
 
 
-def test_a_leftover_staging_folder_is_never_read_and_is_discarded(
-        small: Path, added: tuple[dict[str, bytes], list[str]], tmp_path: Path) -> None:
+def test_a_leftover_staging_folder_is_never_read_and_is_discarded(small: Path, tmp_path: Path) -> None:
     corpus = copy(small, tmp_path / "corpus")
     before = snapshot(corpus)
     args = (*ADD, "--corpus", str(corpus))
-    staged = added[1].index("manifest.part")  # killed before it: staged, not committed
+    steps = counted(*ADD, "--corpus", str(copy(small, tmp_path / "counted")))[1]
+    staged = steps.index("manifest.part")  # killed before it: staged, not committed
     assert run(*args, fault=f"kill-after={staged}") == KILLED
     assert (corpus / ".survey-write" / "files" / "papers").is_dir()
     assert load_corpus(corpus).papers.keys() == load_corpus(small).papers.keys()
