@@ -9,7 +9,7 @@ import re
 from typing import Any
 
 from ..core.errors import CorpusError, raise_problems
-from ..core.text import bad_character, has_markup, shorten, squash
+from ..core.text import bad_character, has_markup, is_slug, shorten, squash
 
 # An arXiv id (https://info.arxiv.org/help/arxiv_identifier.html): YYMM.NNNNN from 2015,
 # YYMM.NNNN from 0704 to 1412, archive/YYMMNNN (cs/0701001) before. ASCII digits only (\d is any
@@ -100,6 +100,16 @@ class Fields:
 
     def done(self) -> None:
         raise_problems(self.problems)
+
+    def slug(self) -> str | None:
+        """The record's slug; a valid one names the entry in every later problem."""
+        slug = self.text("slug", required=True)
+        if slug is not None and not is_slug(slug):
+            self.problem("slug", f"{shorten(slug)} is not a slug (lower-case letters, digits, single "
+                                 "hyphens)")
+        elif slug is not None:
+            self.entry = slug
+        return slug
 
     def text(self, name: str, *, required: bool = False, single_line: bool = True,
              limit: int = MAX_TEXT, plain: bool = False) -> str | None:
