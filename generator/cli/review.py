@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING
 from ..core.errors import SurveyError
 from ..core.settings import today
 from ..core.text import shown_path
-from ..corpus.glance import Glance
 from ..corpus.model import Paper
 from ..corpus.store import Corpus
 from ..corpus.taxonomy import Taxonomy
@@ -64,7 +63,7 @@ def cmd_review(args: argparse.Namespace) -> int:
     if not args.list and not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise SurveyError("not on a terminal: --list prints the queue, --apply FILE applies decisions")
     if args.list:
-        print_queue(sitting.glances, sitting.slugs, args.topic)
+        print_queue(sitting)
         return 0
     if not sitting.slugs:
         print("survey review: no paper is waiting: a person has reviewed the topics of every paper"
@@ -95,7 +94,8 @@ class Sitting:
     def __init__(self, root: Path, slugs: Sequence[str] = (), topic: str | None = None) -> None:
         from ..corpus.glance import glance_papers, glance_topics
 
-        self.root, self.given = root, bool(slugs)
+        self.root, self.given, self.topic = root, bool(slugs), topic
+        self.missed: dict[str, float] = {}  # --topic: its confidence where the model may have missed it
         if not root.is_dir():
             raise SurveyError(f"{shown_path(root)}: no corpus folder here (--corpus DIR names it)")
         self.topics = glance_topics(root)
@@ -110,9 +110,9 @@ class Sitting:
             from ..corpus.first import firsts
 
             ids = [t for t, _ in self.topics]
-            missed = missed_topic(self.glances.values(), topic, self.book.taxonomy) \
-                if topic in ids else set()  # an unknown topic: queue() says so
-            self.slugs = [p.slug for p in queue(self.glances.values(), ids, topic, firsts(root), missed)]
+            self.missed = missed_topic(self.glances.values(), topic, self.book.taxonomy) \
+                if topic in ids else {}  # an unknown topic: queue() says so
+            self.slugs = [p.slug for p in queue(self.glances.values(), ids, topic, firsts(root), self.missed)]
 
     @functools.cached_property
     def book(self) -> Book:
@@ -126,15 +126,18 @@ class Sitting:
                        waiting_only=not self.given)
 
 
-def print_queue(glances: dict[str, Glance], slugs: list[str], topic: str | None = None) -> None:
-    """--list: a paper a line, slug first, then what the model suggested and the title (its TeX
-    read as a page shows it: `$\\times$` is ×); the count on stderr, so that a pipe reads only
-    the papers."""
+def print_queue(sitting: Sitting) -> None:
+    """--list: a paper a line, slug first, then what the model suggested (with --topic, the
+    topic it may have missed) and the title (its TeX read as a page shows it: `$\\times$` is
+    ×); the count on stderr, so that a pipe reads only the papers."""
     from ..core.tex import tex_text
 
+    slugs, topic = sitting.slugs, sitting.topic
     for slug in slugs:
-        g = glances[slug]
+        g = sitting.glances[slug]
         said = ", ".join(f"{t} {g.confidence[t]:.2f}" if t in g.confidence else t for t in g.topics)
+        if slug in sitting.missed:
+            said = (f"{said}; " if said else "") + f"may have missed {topic} ({sitting.missed[slug]:.2f})"
         print(f"{slug}  {said or 'no topic'}  {tex_text(g.title)}")
     print(f"survey review: {len(slugs):,} paper{'s' * (len(slugs) != 1)} wait for a person's review"
           + (f", on or near {topic}" if topic else ""), file=sys.stderr)
