@@ -117,8 +117,6 @@ class Paper:
         slug = f.text("slug", required=True)
         if slug is not None and not is_slug(slug):
             f.problem("slug", f"{shorten(slug)} is not a slug (lower-case letters, digits, single hyphens)")
-        elif slug is not None:
-            f.entry = slug
         title = f.text("title", required=True, limit=MAX_TITLE)
         abstract = f.text("abstract", required=True, limit=MAX_ABSTRACT)
         arxiv, date = arxiv_field(f), date_field(f)
@@ -293,8 +291,6 @@ class Listing:
         slug = f.text("slug", required=True)
         if slug is not None and not is_slug(slug):
             f.problem("slug", f"{shorten(slug)} is not a slug (lower-case letters, digits, single hyphens)")
-        elif slug is not None:
-            f.entry = slug
         raw_entries = f.data.get("entries")
         entries = []
         if not isinstance(raw_entries, list) or not raw_entries:
