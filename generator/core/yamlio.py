@@ -172,8 +172,9 @@ def load_yaml(text: str, path: str) -> Any:
         return yaml.load(text, Loader=TextLoader if "*" in text else _StarlessLoader)
 
 
-# A hand-written `title: KV: a cache` or `title: {{ x }} kernels`: a plain value that YAML reads
-# as markup (a second `: `, or a first character that opens a flow, an alias, a tag, a block ...).
+# A hand-written `title: KV: a cache` or `title: {{ x }} kernels`: a plain value of text that YAML
+# reads as markup (a second `: `, a `{{`, a reserved first character). A value that opens a list
+# or a mapping (`[`, `{`) is left to the parser's words: quoting would make it text.
 # The parser's words ("mapping values are not allowed here") do not say that quotes fix it.
 _PLAIN_FIELD = re.compile(r"\s*(?:- )?([A-Za-z_][\w-]*):[ \t]+([^'\"\s].*)")
 
@@ -185,7 +186,7 @@ def _quote_hint(text: str, line: int) -> tuple[str | None, str]:
     if match is None:
         return None, ""
     key, value = match.groups()
-    if ": " not in value and " #" not in value and value[0] not in "{[*&|>%@`,?":
+    if ": " not in value and not value.startswith("{{") and value[0] not in "@`%":
         return None, ""
     quoted = value.replace("'", "''")
     return key, f"; put the value in quotes: {key}: '{quoted if len(quoted) <= 60 else quoted[:57] + '...'}'"
