@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import itertools
 import json
 import os
 import re
@@ -752,25 +753,16 @@ def facet_counts(page: Page) -> dict[tuple[str, str], int]:
     return {(name, value): int(count) for name, value, count in rows}
 
 
-def test_the_search_page_in_parts_counts_as_one_index(parts_base: str, site_base: str,
-                                                     desktop: Tab) -> None:
-    tab, page = desktop, desktop.page
-    counts = []
-    for base in (site_base, parts_base):
-        goto(tab, base + "search/?q=memory&topic=Serving")
-        counts.append((facet_counts(page), result_count(page)))
-    assert counts[0] == counts[1]
-    assert counts[0][1] > 1 and len(counts[0][0]) > 4
-    tab.assert_clean()
-
-
-def test_newest_first_runs_across_the_parts(parts_base: str, site_base: str, desktop: Tab) -> None:
+def test_the_parts_count_as_one_index_and_newest_first_runs_across_them(
+        parts_base: str, site_base: str, desktop: Tab) -> None:
     tab, page = desktop, desktop.page
     dates = {p.slug: p.date or "" for p in CORPUS_PAPERS}
     plan = plan_parts(PAPER_PAGES, PARTS)
     part_of = {page.split("/")[1]: n for n, part in enumerate(plan) for page in part}
-    orders = []
+    orders, counts = [], []
     for base in (site_base, parts_base):
+        goto(tab, base + "search/?q=memory&topic=Serving")  # the parts count as one index
+        counts.append((facet_counts(page), result_count(page)))
         goto(tab, base + "search/?q=memory&sort=newest")
         facet_counts(page)
         while page.locator(".survey-search__more").count():
@@ -784,6 +776,7 @@ def test_newest_first_runs_across_the_parts(parts_base: str, site_base: str, des
                 && !/so far/.test(document.querySelector('.survey-search__status').textContent)""", arg=shown)
         hrefs = page.eval_on_selector_all(".survey-result__link", "links => links.map(a => a.pathname)")
         orders.append([h.rstrip("/").rsplit("/", 1)[1] for h in hrefs if "/papers/" in h])
+    assert counts[0] == counts[1] and counts[0][1] > 1 and len(counts[0][0]) > 4
     one, parted = orders
     assert sorted(one) == sorted(parted) and len(parted) == result_count(page)
     assert len({part_of[slug] for slug in parted}) == len(plan), "the query should reach every part"
@@ -1242,4 +1235,52 @@ def test_the_charts_need_no_script(site_base: str, chromium: Browser) -> None:
             assert table.locator("thead th").count() == rows + 1
             counted = sum(int(c) for c in table.locator("tbody td:not(:first-child)").all_inner_texts())
             assert counted > 0
+        tab.assert_clean()
+
+
+# Each text of the papers-per-quarter chart: its size on screen (its font size times the chart's
+# scale) and its box, with the chart's box.
+CHART_TEXT = """() => {
+  const svg = document.querySelector("article svg.survey-timeline");
+  const box = r => [r.left, r.top, r.right, r.bottom];
+  return {chart: box(svg.getBoundingClientRect()), texts: [...svg.querySelectorAll("text")].map(t => ({
+    text: t.textContent, px: parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a,
+    box: box(t.getBoundingClientRect())}))};
+}"""
+
+
+@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
+def test_the_chart_s_words_are_readable_on_a_phone(site_base: str, chromium: Browser,
+                                                    viewport: dict[str, int]) -> None:
+    """The chart is drawn to the page's width; its words stay at least 11 px on screen (they
+    were 7 px on a phone), inside the chart, none over another."""
+    with open_tab(chromium, viewport) as tab:
+        for path in ("statistics/", "topics/parallelism/"):
+            goto(tab, site_base + path)
+            drawn = tab.page.evaluate(CHART_TEXT)
+            left, top, right, bottom = drawn["chart"]
+            assert right <= viewport["width"], path
+            texts = drawn["texts"]
+            assert len(texts) >= 3, path
+            for t in texts:
+                assert t["px"] >= 11, (path, t)
+                x0, y0, x1, y1 = t["box"]
+                inside = left - 0.5 <= x0 and x1 <= right + 0.5 and top - 0.5 <= y0 and y1 <= bottom + 0.5
+                assert inside, (path, t)
+            for a, b in itertools.combinations(texts, 2):
+                (ax0, ay0, ax1, ay1), (bx0, by0, bx1, by1) = a["box"], b["box"]
+                assert ax1 <= bx0 or bx1 <= ax0 or ay1 <= by0 or by1 <= ay0, (path, a, b)
+        tab.assert_clean()
+
+
+def test_on_a_phone_the_order_box_stays_beside_its_label(site_base: str, chromium: Browser) -> None:
+    """The search page's "Order" and its box on one line (on a phone the label ended the line of
+    the words' box and the Order box began the next, under the words' box)."""
+    with open_tab(chromium, PHONE, is_mobile=True, has_touch=True) as tab:
+        goto(tab, site_base + "search/?q=memory")
+        label = tab.page.locator("label[for='survey-search-sort']").bounding_box()
+        box = tab.page.locator("#survey-search-sort").bounding_box()
+        assert label is not None and box is not None
+        assert label["x"] + label["width"] <= box["x"]  # the label first, then its box
+        assert box["y"] < label["y"] + label["height"] / 2 < box["y"] + box["height"]
         tab.assert_clean()

@@ -20,8 +20,9 @@ def paper(slug: str = "p", **values: object) -> Paper:
 
 
 def test_an_entry_says_the_date_as_readers_write_it_and_where_the_paper_is() -> None:
+    # One unbreakable piece: a line breaks before or after a date, not inside it.
     assert [shown_date(d) for d in ("2025-02-07", "2025-12", "2025", None)] == [
-        "7 Feb 2025", "Dec 2025", "2025", ""]
+        "7\u00a0Feb\u00a02025", "Dec\u00a02025", "2025", ""]
     assert venue(paper(arxiv="2502.11880", links={"paper": "https://x.org/a"})) == "arXiv"
     assert venue(paper(links={"paper": "https://www.usenix.org/conference/osdi24/x"})) == "usenix.org"
     assert venue(paper()) == ""
@@ -39,9 +40,9 @@ def test_the_search_entry_holds_what_a_result_shows() -> None:
                       links={"code": "https://github.com/a/b"})
     names = {"serving": "Serving", "other": "Other"}
     entry = json.loads(search_entry(suggested, names.__getitem__, lambda t: t.upper(), "other"))
-    assert entry == {"authors": ["A", "B", "C"], "more": True, "date": "7 Feb 2025", "venue": "arXiv",
-                     "code": "https://github.com/a/b", "topics": [["serving", "Serving", "0.85"]],
-                     "suggested": True, "tags": [["fp8", "FP8"]]}
+    assert entry == {"authors": ["A", "B", "C"], "more": True, "date": "7\u00a0Feb\u00a02025",
+                     "venue": "arXiv", "code": "https://github.com/a/b",
+                     "topics": [["serving", "Serving", "0.85"]], "suggested": True, "tags": [["fp8", "FP8"]]}
     reviewed = paper(curated=["topics"])
     assert json.loads(search_entry(reviewed, names.__getitem__, str, "other")) == {
         "authors": [], "topics": [["other", "Other", ""]]}

@@ -30,7 +30,7 @@ from conftest import (
     survey,
 )
 
-from generator.cli.review import Sitting
+from generator.cli.review import LEARN, Sitting
 from generator.cli.screen import Done
 from generator.cli.terminal import Terminal, cells
 from generator.core.output import Escaped
@@ -224,6 +224,10 @@ def test_review_slug_decides_that_paper_now_even_a_reviewed_one(corpus: Path) ->
     keys = Keys("3a" + "x")  # x: any key but u ends the sitting after its last paper
     slugs, done = sit(corpus, keys, REVIEWED[0])
     assert slugs == [REVIEWED[0]] and done.decided == 1
+    assert "topics reviewed by a person" in " ".join(keys.screens()[0][3:5])  # its marks are a person's
+    waiting = Keys("q")
+    sit(corpus, waiting, SUGGESTED[0])
+    assert "topics reviewed" not in "".join(waiting.screens()[0])
     assert "serving" in paper(corpus, REVIEWED[0])["topics"]
 
 
@@ -296,7 +300,7 @@ def test_review_on_a_real_terminal_decides_with_single_keys(corpus: Path, encodi
         os.write(master, b"a")
         seen = _until(master, "survey review: paper 2 of 6", seen)
         os.write(master, b"q")
-        seen = _until(master, "left in the queue", seen)
+        seen = _until(master, "learn from your decisions", seen)
         assert process.wait(timeout=60) == 0
         assert termios.tcgetattr(slave) == before  # echo and line editing back on
     finally:
@@ -304,6 +308,7 @@ def test_review_on_a_real_terminal_decides_with_single_keys(corpus: Path, encodi
         os.close(slave)
         os.close(master)
     assert "survey review: 1 decided, 0 rejected, 0 skipped" in seen
+    assert LEARN in seen  # how the model learns from the decision
     assert "topics" in paper(corpus, first)["curated"]
     assert "Traceback" not in seen
     if encoding == "ascii":

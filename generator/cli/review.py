@@ -37,7 +37,7 @@ def review_arguments(p: argparse.ArgumentParser) -> None:
                    help="review these papers now, in this order (reviewed or not), instead of the queue")
     p.add_argument("--topic", metavar="ID", help="only the papers that have this topic or that the "
                                                   "model may have missed it on (its confidence 0.25 "
-                                                  "to 0.5: scored again, a second or two)")
+                                                  "to 0.5: scored again, a few seconds)")
     how = p.add_mutually_exclusive_group()
     how.add_argument("--list", action="store_true",
                      help="print the queue, one paper a line (slug first), instead of asking")
@@ -79,7 +79,13 @@ def cmd_review(args: argparse.Namespace) -> int:
 
         done = sitting.session(Terminal(key)).run()
     print(done.summary())
+    if done.decided or done.rejected:  # the model learns from them only when retrained (about 50 s at
+        print(LEARN)                   # 10,000 papers: too long to do unasked at the end of a sitting)
     return 0
+
+
+LEARN = ("survey review: `survey train`, then `survey classify --write`, lets the model learn from your "
+         "decisions")
 
 
 class Sitting:
@@ -130,7 +136,7 @@ def print_queue(glances: dict[str, Glance], slugs: list[str], topic: str | None 
         g = glances[slug]
         said = ", ".join(f"{t} {g.confidence[t]:.2f}" if t in g.confidence else t for t in g.topics)
         print(f"{slug}  {said or 'no topic'}  {tex_text(g.title)}")
-    print(f"survey review: {len(slugs)} paper{'s' * (len(slugs) != 1)} wait for a person's review"
+    print(f"survey review: {len(slugs):,} paper{'s' * (len(slugs) != 1)} wait for a person's review"
           + (f", on or near {topic}" if topic else ""), file=sys.stderr)
 
 

@@ -344,8 +344,12 @@ def _authors(paper: Paper, width: int, shown: Callable[[str], str]) -> str:
 
 
 def _facts(paper: Paper, sources: list[str], width: int, shown: Callable[[str], str], dot: str) -> list[str]:
-    """The paper's date, arXiv id, where it came from and its tags: a line or two, then tags."""
+    """The paper's date, arXiv id, whether a person reviewed its topics (`survey review SLUG`
+    shows reviewed papers too: their marks are that person's), where it came from and its
+    tags: a line or two, then tags."""
     parts = [paper.date or "no date", f"arXiv {paper.arxiv}" if paper.arxiv else "no arXiv id"]
+    if paper.topics_reviewed:
+        parts.append("topics reviewed by a person")
     parts.append("from " + "; ".join(shown(s) for s in sources) if sources else "in no listing")
     if paper.added:
         parts.append(f"added {paper.added}")

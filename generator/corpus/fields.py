@@ -103,6 +103,14 @@ class Fields:
     def done(self) -> None:
         raise_problems(self.problems)
 
+    def slug(self) -> str | None:
+        """The record's slug (a valid one names the entry of every problem: __init__)."""
+        slug = self.text("slug", required=True)
+        if slug is not None and not is_slug(slug):
+            self.problem("slug", f"{shorten(slug)} is not a slug (lower-case letters, digits, single "
+                                 "hyphens)")
+        return slug
+
     def text(self, name: str, *, required: bool = False, single_line: bool = True,
              limit: int = MAX_TEXT, plain: bool = False) -> str | None:
         """The field's text, or None when it is absent or has a problem (noted)."""

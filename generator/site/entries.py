@@ -19,7 +19,8 @@ _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct",
 
 
 def shown_date(date: str | None) -> str:
-    """A paper's date as readers write it: '17 Feb 2025', 'Feb 2025' or '2025'."""
+    """A paper's date as readers write it: '17 Feb 2025', 'Feb 2025' or '2025', its spaces
+    no-break spaces: on a phone an entry's line broke "24 / Dec 2025" at its end."""
     if not date:
         return ""
     year, _, rest = date.partition("-")
@@ -27,7 +28,7 @@ def shown_date(date: str | None) -> str:
         return year
     month, _, day = rest.partition("-")
     name = _MONTHS[int(month) - 1]
-    return f"{int(day)} {name} {year}" if day else f"{name} {year}"
+    return f"{int(day)}\u00a0{name}\u00a0{year}" if day else f"{name}\u00a0{year}"
 
 
 def venue(paper: Paper) -> str:

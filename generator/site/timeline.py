@@ -16,7 +16,10 @@ from ..corpus.model import Paper
 from .markup import md_text as escape
 
 MAX_QUARTERS = 40
-WIDTH, LABEL_W, RIGHT_W, AXIS_H = 600, 110, 70, 22
+# Each row's name and largest count are on a line above its bars, not beside them: the bars take
+# the whole width, and on a phone (the chart drawn at 0.6 of its size) survey.css can set the
+# text larger, up to 22 units (13 px), without it running into the bars or off the chart.
+WIDTH, LABEL_H, GAP, AXIS_H = 600, 30, 10, 30
 
 
 @dataclass(frozen=True)
@@ -77,9 +80,10 @@ def chart(data: Timeline) -> str:
     """The rows as one line of inline SVG (one line: a Markdown HTML block), then the table."""
     n = len(data.periods)
     title = "Papers per quarter" if " " in data.periods[0] else "Papers per year"
-    row_h = 64 if len(data.rows) == 1 else 40
+    bars_h = 44 if len(data.rows) == 1 else 30
+    row_h = LABEL_H + bars_h + GAP
     height = row_h * len(data.rows) + AXIS_H
-    step = (WIDTH - LABEL_W - RIGHT_W) / n
+    step = WIDTH / n
     bar = max(1.0, step * 0.8)
     peak_at = max(range(n), key=lambda i: sum(c[i] for _, c in data.rows))
     summary = (f"{title}, {data.periods[0]} to {data.periods[-1]}; the most in {data.periods[peak_at]} "
@@ -89,28 +93,28 @@ def chart(data: Timeline) -> str:
            f"<title>{escape(summary)}</title>"]
     for r, (name, counts) in enumerate(data.rows):
         top, peak = r * row_h, max(counts) or 1
-        base = top + row_h - 6
-        out.append(f'<text x="{LABEL_W - 8}" y="{base - 4}" text-anchor="end" fill="currentColor" '
-                   f'font-size="13">{escape(name)}</text>'
-                   f'<line x1="{LABEL_W}" x2="{WIDTH - RIGHT_W}" y1="{base}" y2="{base}" '
-                   f'class="survey-axis"/>')
+        base = top + LABEL_H + bars_h
+        out.append(f'<text x="0" y="{top + 22}" fill="currentColor" font-size="13">{escape(name)}</text>'
+                   f'<text x="{WIDTH}" y="{top + 22}" text-anchor="end" fill="currentColor" '
+                   f'font-size="13">max {max(counts)}</text>'
+                   f'<line x1="0" x2="{WIDTH}" y1="{base}" y2="{base}" class="survey-axis"/>')
         for i, count in enumerate(counts):
             if count:
-                h = (row_h - 14) * count / peak
-                out.append(f'<rect x="{LABEL_W + i * step:.1f}" y="{base - h:.1f}" width="{bar:.1f}" '
+                h = (bars_h - 2) * count / peak
+                out.append(f'<rect x="{i * step:.1f}" y="{base - h:.1f}" width="{bar:.1f}" '
                            f'height="{h:.1f}" class="survey-bar"/>')
-        out.append(f'<text x="{WIDTH - RIGHT_W + 6}" y="{base - 4}" fill="currentColor" font-size="12">'
-                   f"max {max(counts)}</text>")
-    axis_y = len(data.rows) * row_h + 16
+    axis_y = len(data.rows) * row_h + 18
     # Under the bars: the first period ("2024 Q4"), then each year where its first quarter is
-    # (every year when the periods are years), any label that would touch the one before left out.
-    last_x = -100.0
+    # (every year when the periods are years), any label that would touch the one before (at
+    # the phone's text size) or run off the chart's end left out.
+    last_x = float("-inf")
     for i, period in enumerate(data.periods):
         year, _, quarter = period.partition(" ")
         label = period if i == 0 else year if quarter in ("", "Q1") else ""
-        x = LABEL_W + i * step
-        if label and x - last_x >= 8 * len(label) + 12:
-            out.append(f'<text x="{x:.1f}" y="{axis_y}" fill="currentColor" font-size="12">'
+        x = i * step
+        wide = 13 * len(label)
+        if label and x - last_x >= wide + 12 and x + wide <= WIDTH:
+            out.append(f'<text x="{x:.1f}" y="{axis_y}" fill="currentColor" font-size="13">'
                        f"{escape(label)}</text>")
             last_x = x
     out.append("</svg>")
