@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import ROOT, make_corpus, survey
+from conftest import ROOT, survey
 
 from generator.classify.suggest import explain_lines, suggest
 from generator.core.progress import Progress
@@ -226,13 +226,6 @@ def test_progress_shows_on_a_terminal_only(monkeypatch: pytest.MonkeyPatch) -> N
     quiet = Tty()
     Progress("reading", quiet)(1, 1)
     assert quiet.getvalue() == ""
-
-
-def test_import_through_a_pipe_prints_no_progress(tmp_path: Path) -> None:
-    from conftest import SEEDS
-
-    result = survey("import", str(SEEDS[1]), "--corpus", str(make_corpus(tmp_path / "corpus", "empty")))
-    assert "\r" not in result.stdout + result.stderr
 
 
 def test_suggest_all_equals_one_by_one() -> None:

@@ -6,13 +6,12 @@ from __future__ import annotations
 import csv
 import gzip
 import json
-import shlex
 import shutil
 from pathlib import Path
 
 import pytest
 import yaml
-from conftest import ROOT, real_papers, snapshot, survey
+from conftest import ROOT, real_papers, survey
 
 pytestmark = [pytest.mark.slow, pytest.mark.real]
 
@@ -96,25 +95,3 @@ def test_possible_duplicates_are_named_only_between_papers_the_corpus_keeps(gate
         title = entry.split(" '", 1)[1].rstrip("'").removesuffix("...")
         assert other.split(" (")[0] in papers, line
         assert any(p["title"].startswith(title) for p in papers.values()), line
-
-
-def test_a_left_out_paper_is_taken_in_with_the_command_the_report_gives(gated, tmp_path: Path) -> None:
-    """The report's command, run exactly as it is written (issue 29: it named no corpus, so run
-    as written it imported into another one), in a copy of the folder the import ran in."""
-    corpus, _, report, _ = gated
-    folder = tmp_path / "copy"
-    shutil.copytree(corpus.parent, folder)
-    copy = folder / "corpus"
-    row = next(csv.DictReader(report.open(encoding="utf-8")))
-    args = shlex.split(row["take it in with"])
-    assert args[0] == "survey"
-    result = survey(*args[1:], cwd=folder)
-    assert result.returncode == 0, result.stderr
-    assert "papers added: 1;" in result.stdout and "1 entries taken in" in result.stdout
-    kept = _papers(corpus)  # once: inside the comprehension it parsed the corpus once a paper
-    new = [p for slug, p in _papers(copy).items() if slug not in kept]
-    assert [p["arxiv"] for p in new] == [row["id"]]
-    assert survey("check", "--corpus", str(copy)).returncode == 0
-    again = snapshot(copy)
-    assert survey(*args[1:], cwd=folder).returncode == 0
-    assert snapshot(copy) == again  # taken already: nothing changes

@@ -200,20 +200,6 @@ def test_a_write_killed_at_each_kind_of_step_is_applied_whole_or_not_at_all(
         assert snapshot(corpus) == before or "none of it had been applied" not in checked.stdout, k
 
 
-def test_an_import_name_that_check_refuses_is_refused_before_anything_is_written(
-        small: Path, tmp_path: Path) -> None:
-    corpus = copy(small, tmp_path / "corpus")
-    before = snapshot(corpus)
-    result = survey("import", str(ROOT / "tests" / "fixtures" / "daily_papers.json"), "--name", "Foo  Bar",
-                    "--corpus", str(corpus))
-    assert result.returncode == 1
-    assert result.stderr.endswith(
-        "listings/foo-bar.yaml: entry foo-bar: field 'name': must be one line without leading, "
-        "trailing or repeated spaces\n") and result.stderr.startswith("survey import: nothing written: ")
-    assert result.stderr.count("\n") == 1
-    assert snapshot(corpus) == before
-
-
 def test_every_write_is_checked_with_the_rules_of_survey_check(tmp_path: Path) -> None:
     from generator.corpus.writes import write_files
 

@@ -9,7 +9,7 @@ import re
 from typing import Any
 
 from ..core.errors import CorpusError, raise_problems
-from ..core.text import bad_character, has_markup, shorten, squash
+from ..core.text import bad_character, has_markup, is_slug, shorten, squash
 
 # An arXiv id (https://info.arxiv.org/help/arxiv_identifier.html): YYMM.NNNNN from 2015,
 # YYMM.NNNN from 0704 to 1412, archive/YYMMNNN (cs/0701001) before. ASCII digits only (\d is any
@@ -90,6 +90,8 @@ class Fields:
         if not isinstance(data, dict):
             raise CorpusError(path, f"expected a mapping of fields, found {kind(data)}", entry=entry,
                               field=prefix.rstrip(".") or None)
+        if entry is None and isinstance(data.get("slug"), str) and is_slug(data["slug"]):
+            entry = data["slug"]  # a record is named by its own slug in every line, the first included
         self.data, self.path, self.entry, self.prefix = data, path, entry, prefix
         self.problems: list[CorpusError] = [] if problems is None else problems
         for unknown in sorted(str(k) for k in data if k not in allowed):
@@ -100,6 +102,14 @@ class Fields:
 
     def done(self) -> None:
         raise_problems(self.problems)
+
+    def slug(self) -> str | None:
+        """The record's slug (a valid one names the entry of every problem: __init__)."""
+        slug = self.text("slug", required=True)
+        if slug is not None and not is_slug(slug):
+            self.problem("slug", f"{shorten(slug)} is not a slug (lower-case letters, digits, single "
+                                 "hyphens)")
+        return slug
 
     def text(self, name: str, *, required: bool = False, single_line: bool = True,
              limit: int = MAX_TEXT, plain: bool = False) -> str | None:

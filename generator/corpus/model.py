@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.errors import CorpusError
-from ..core.text import is_slug, shorten
+from ..core.text import shorten
 from .fields import MAX_ITEMS, URL_RE, Fields, date_problem, is_arxiv, is_date, text_problem
 from .fields import kind as value_kind
 from .scores import confidence_field, doubt_field
@@ -114,11 +114,7 @@ class Paper:
     @classmethod
     def from_dict(cls, data: Any, path: str) -> Paper:
         f = Fields(data, path, None, PAPER_FIELDS)
-        slug = f.text("slug", required=True)
-        if slug is not None and not is_slug(slug):
-            f.problem("slug", f"{shorten(slug)} is not a slug (lower-case letters, digits, single hyphens)")
-        elif slug is not None:
-            f.entry = slug
+        slug = f.slug()
         title = f.text("title", required=True, limit=MAX_TITLE)
         abstract = f.text("abstract", required=True, limit=MAX_ABSTRACT)
         arxiv, date = arxiv_field(f), date_field(f)
@@ -290,11 +286,7 @@ class Listing:
     @classmethod
     def from_dict(cls, data: Any, path: str) -> Listing:
         f = Fields(data, path, None, LISTING_FIELDS)
-        slug = f.text("slug", required=True)
-        if slug is not None and not is_slug(slug):
-            f.problem("slug", f"{shorten(slug)} is not a slug (lower-case letters, digits, single hyphens)")
-        elif slug is not None:
-            f.entry = slug
+        slug = f.slug()
         raw_entries = f.data.get("entries")
         entries = []
         if not isinstance(raw_entries, list) or not raw_entries:

@@ -28,7 +28,7 @@ from typing import Any
 
 from ..core.errors import CorpusError, raise_problems
 from ..core.text import is_slug, shorten, shown_path
-from ..core.yamlio import LINK, dump_yaml, load_yaml, read_text
+from ..core.yamlio import dump_yaml, load_yaml, read_text
 from .fields import Fields, is_date
 from .model import MAX_ABSTRACT, MAX_ENTRIES, MAX_TITLE, Paper, arxiv_field, date_field
 
@@ -71,11 +71,7 @@ class Rejected:
             problems.append(exc)
             return None
         before = len(problems)
-        slug = f.text("slug", required=True)
-        if slug is not None and not is_slug(slug):
-            f.problem("slug", f"{shorten(slug)} is not a slug (lower-case letters, digits, single hyphens)")
-        elif slug is not None:
-            f.entry = slug
+        slug = f.slug()
         title = f.text("title", required=True, limit=MAX_TITLE)
         abstract = f.text("abstract", required=True, limit=MAX_ABSTRACT)
         alternate = f.text_list("alternate_titles", limit=MAX_TITLE)
@@ -108,12 +104,10 @@ def read_rejected(root: Path) -> list[Rejected]:
     """The corpus's rejected papers, in the file's order; [] without the file. Every problem of
     the file is raised at once (CorpusProblems), each naming the entry and the field."""
     path = root / REJECTED_FILE
-    shown = shown_path(path)
-    if os.path.islink(path):
-        raise CorpusError(shown, LINK)
     if not os.path.lexists(path):
         return []
-    return rejected_entries(load_yaml(read_text(path, shown), shown), shown)
+    shown = shown_path(path)
+    return rejected_entries(load_yaml(read_text(path, shown), shown), shown)  # refuses a link too
 
 
 def rejected_entries(data: Any, shown: str) -> list[Rejected]:
