@@ -196,3 +196,25 @@ def test_slugs_are_stable_ascii_and_unique() -> None:
     assert slugify("Mélange: Cost Efficient LLM Serving") == "melange-cost-efficient-llm-serving"
     assert slugify("A", {"a"}) == "a-2"
     assert slugify("δδδ") == "paper"
+
+
+def test_a_newcomer_s_slips_are_named_with_their_fix(tmp_path: Path) -> None:
+    """The usability trial's three hand-written slips: a title with ': ' gets the parser's words
+    alone; an unknown field named no entry; a copy's title was reported on the older file."""
+    corpus = make_corpus(tmp_path / "corpus")
+    papers = corpus / "papers"
+    (papers / "a-copy.yaml").write_text(
+        "slug: a-copy\ntitle: '2BP: 2-Stage Backpropagation'\nabstract: A\nadded: '2026-11-27'\n"
+        "topics: []\ntags: []\n")
+    (papers / "b-typo.yaml").write_text("slug: b-typo\ntitle: Typo\nabstract: A\nauthor: Ann Lee\n"
+                                           "topics: []\ntags: []\n")
+    (papers / "c-colon.yaml").write_text("slug: c-colon\ntitle: KV: a cache\nabstract: A\n")
+    result = survey("check", "--corpus", str(corpus))
+    assert result.returncode == 1
+    lines = result.stderr.splitlines()
+    assert any("a-copy.yaml: entry a-copy: field 'title': the same paper as " in line
+               and "2bp-2-stage-backpropagation.yaml (same title)" in line for line in lines)
+    assert any("b-typo.yaml: entry b-typo: field 'author': unknown field" in line for line in lines)
+    assert any(line.endswith("c-colon.yaml:2:10: field 'title': malformed YAML: mapping values are not "
+                             "allowed in this context; put the value in quotes: title: 'KV: a cache'")
+               for line in lines)

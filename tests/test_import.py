@@ -391,6 +391,25 @@ def test_same_abstract_under_two_arxiv_ids_stays_two_papers(tmp_path: Path) -> N
     assert survey("check", "--corpus", str(corpus)).returncode == 0
 
 
+def test_a_possible_duplicate_is_named_once_with_the_paper_added_and_what_to_do(tmp_path: Path) -> None:
+    """Usability review C13: a line naming two plainly different papers could not be dismissed.
+    It needs no dismissing: the import that adds the paper names it (and the slug it was added
+    as, for `survey review SLUG`), a later import of the same entries finds the paper itself."""
+    corpus = make_corpus(tmp_path / "corpus", "empty")
+    first = _hf_paper("2507.02592", "WebSailor: Navigating Reasoning", ABSTRACT.format("agents"), ["A B"])
+    second = _hf_paper("2509.13305", "WebSailor-V2: Bridging the Chasm", ABSTRACT.format("agents"), ["A B"])
+    result = survey("import", str(_daily_papers(tmp_path, first, second)), "--corpus", str(corpus))
+    (line,) = [line for line in result.stdout.splitlines() if "may be the same paper" in line]
+    assert line.endswith(": may be the same paper as websailor-navigating-reasoning (abstracts share 100% of "
+                         "their wording); added as websailor-v2-bridging-the-chasm")
+    assert ("review: a possible duplicate is named by the import that adds it, not again: if it is the same "
+            "paper, `survey review SLUG` then r rejects the one added") in result.stdout
+    (tmp_path / "later").mkdir()
+    again = survey("import", str(_daily_papers(tmp_path / "later", second, first)), "--corpus", str(corpus))
+    assert "possible duplicates to look at: 0" in again.stdout and "may be" not in again.stdout, again.stdout
+    assert "a possible duplicate" not in again.stdout
+
+
 def test_odd_shapes_of_daily_papers_import_into_a_valid_corpus(tmp_path: Path) -> None:
     """No id, no authors, a date that is not one, a hidden author, 700 authors, two co-authors of
     one name, a hard-wrapped title: the corpus is valid, the paper keeps what is real and drops

@@ -142,8 +142,11 @@ def test_topic_finds_the_papers_the_model_may_have_missed_it_on(
         if sure:
             near.doubt = 0.41  # what kernels 0.60 alone gives: the other topics were sure
         (corpus / near.file).write_text(paper_text(near), encoding="utf-8")
-    serving = [line.split()[0] for line in listed(corpus, "--topic", "serving", capsys=capsys)]
-    assert serving == ["faster-attention", "accelerating-feedforward-computation-via-parallel-nonlinear"]
+    serving = listed(corpus, "--topic", "serving", capsys=capsys)
+    assert [line.split()[0] for line in serving] == [
+        "faster-attention", "accelerating-feedforward-computation-via-parallel-nonlinear"]
+    assert serving[0] == ("faster-attention  kernels 0.60; may have missed serving (0.33)  Faster attention "
+                          "on GPUs")
     assert capsys.readouterr().err == ""
     parallelism = [line.split()[0] for line in listed(corpus, "--topic", "parallelism", capsys=capsys)]
     assert "faster-attention" not in parallelism and len(parallelism) == 3

@@ -120,6 +120,14 @@ def test_reject_in_a_csv_or_yaml_file_takes_the_paper_out(corpus: Path) -> None:
     assert survey("check", "--corpus", str(corpus)).returncode == 0
     code, _, err = apply(corpus, "d.csv", f"slug,topics\n{GPU},kernels\n")
     assert code == 1 and f"entry {GPU}: field 'slug': rejected on " in err
+    # the same sheet applied again (the curator's loop: edit more rows, apply again): the rejection
+    # is as it is, and the sheet's new row applies; `other` (the site's word) is none
+    before = snapshot(corpus)
+    code, out, err = apply(corpus, "d.csv", f"slug,topics,reason\n{GPU},reject,a GPU study\n"
+                                             f"{HOSTILE_SLUG},Other\n")
+    assert (code, err) == (0, "")
+    assert out.startswith("survey review: 1 decision applied; 1 file written\n1 row left alone")
+    assert paper(corpus, HOSTILE_SLUG)["topics"] == [] and snapshot(corpus) != before
 
 
 def test_every_problem_of_the_file_is_said_in_one_run(corpus: Path) -> None:
@@ -133,7 +141,7 @@ def test_every_problem_of_the_file_is_said_in_one_run(corpus: Path) -> None:
         f"quantization, serving, kernels, or none, or reject",
         f"d.csv:3: entry {GPU}: field 'topics': is empty: write the topics, none for none of them, or reject",
         "d.csv:4: entry no-such-paper: field 'slug': no paper with this slug in the corpus",
-        f"d.csv:5: entry {FIRST}: field 'slug': decided twice (also row 1)",
+        f"d.csv:5: entry {FIRST}: field 'slug': decided twice (also line 2)",
         f"d.csv:6: entry {HOSTILE_SLUG}: field 'topics': none stands alone, found 'none serving'",
         "survey review: 5 problems in d.csv: nothing applied"]
 
@@ -142,6 +150,8 @@ BAD_FILES = [
     ("d.csv", "slug,topics,slug\nx,kernels,y\n",
      "d.csv:1: the first row names the column 'slug' twice: which one holds the decisions?"),
     ("d.csv", "slug,topic\nx,kernels\n", "d.csv:1: the first row names the columns, and needs topics"),
+    ("d.csv", "slug;topics\nx;kernels\n",
+     "d.csv:1: the columns are apart by ';': save the table as comma-separated values"),
     ("d.yaml", "slug: x\n", "d.yaml:1: must be a list of decisions, each {slug: SLUG, topics: [TOPIC, ...]}"),
     ("d.yaml", "", "d.yaml: holds no decision"),
     ("d.txt", "x", "d.txt: decisions are read from a .yaml, .yml or .csv file"),

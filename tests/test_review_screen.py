@@ -30,9 +30,9 @@ from conftest import (
     survey,
 )
 
-from generator.cli.review import Sitting
+from generator.cli.review import LEARN, Sitting
 from generator.cli.screen import Done
-from generator.cli.terminal import Terminal, cells
+from generator.cli.terminal import RESIZED, Terminal, cells
 from generator.core.output import Escaped
 from generator.core.text import printable
 
@@ -224,6 +224,10 @@ def test_review_slug_decides_that_paper_now_even_a_reviewed_one(corpus: Path) ->
     keys = Keys("3a" + "x")  # x: any key but u ends the sitting after its last paper
     slugs, done = sit(corpus, keys, REVIEWED[0])
     assert slugs == [REVIEWED[0]] and done.decided == 1
+    assert "topics reviewed by a person" in " ".join(keys.screens()[0][3:5])  # its marks are a person's
+    waiting = Keys("q")
+    sit(corpus, waiting, SUGGESTED[0])
+    assert "topics reviewed" not in "".join(waiting.screens()[0])
     assert "serving" in paper(corpus, REVIEWED[0])["topics"]
 
 
@@ -296,7 +300,7 @@ def test_review_on_a_real_terminal_decides_with_single_keys(corpus: Path, encodi
         os.write(master, b"a")
         seen = _until(master, "survey review: paper 2 of 6", seen)
         os.write(master, b"q")
-        seen = _until(master, "left in the queue", seen)
+        seen = _until(master, "learn from your decisions", seen)
         assert process.wait(timeout=60) == 0
         assert termios.tcgetattr(slave) == before  # echo and line editing back on
     finally:
@@ -304,7 +308,69 @@ def test_review_on_a_real_terminal_decides_with_single_keys(corpus: Path, encodi
         os.close(slave)
         os.close(master)
     assert "survey review: 1 decided, 0 rejected, 0 skipped" in seen
+    assert LEARN in seen  # how the model learns from the decision
     assert "topics" in paper(corpus, first)["curated"]
     assert "Traceback" not in seen
     if encoding == "ascii":
         assert "·" not in seen and " - 2 of 8 papers reviewed" in seen
+
+
+def resizing(keys: Keys, sizes: list[tuple[int, int]]) -> Terminal:
+    """keys' terminal, whose size changes to the next of `sizes` as each RESIZED is read."""
+    import dataclasses
+
+    term = keys.terminal()
+    left = iter(sizes)
+
+    def key() -> str:
+        got = term.key()
+        if got == RESIZED:
+            keys.size = next(left)
+        return got
+    return dataclasses.replace(term, key=key)
+
+
+def test_a_resized_terminal_is_drawn_again_at_its_new_size(corpus: Path) -> None:
+    """The paper (its note kept), the reason prompt, a page of the abstract and the sitting's last
+    screen are drawn again at once at the new size; a resize is no key (nothing decided, no note)."""
+    keys = Keys(["o", RESIZED, "r", RESIZED, "\x1b", "m", RESIZED, "x", "a", RESIZED, "x"])
+    sitting = Sitting(corpus, [SUGGESTED[0]])
+    done = sitting.session(resizing(keys, [(100, 30), (60, 16), (70, 20), (60, 16)])).run()
+    assert done.decided == 1
+    screens = keys.screens()[:-1]  # the last: the screen cleared at the end
+
+    def kind(screen: list[str]) -> str:
+        said = {"opened ": "opened", "Reject it?": "reason", "Why? ": "reason", "not rejected": "not "
+                "rejected", "space: more": "page", "any key: back": "page", "u: undo your": "last",
+                "a accept": "paper"}
+        last = screen[-3:]
+        return next((what for start, what in said.items() if any(line.startswith(start) for line in last)),
+                    "\n".join(screen))
+    assert [kind(screen) for screen in screens] == [
+        "paper", "opened", "opened",  # resized: the note kept
+        "reason", "reason",  # resized: the prompt asked again
+        "not rejected", "page", "page",  # resized: the page again
+        "paper", "last", "last"]  # resized: the sitting not ended
+    for n, (columns, rows) in zip((2, 4, 7, 10), [(100, 30), (60, 16), (70, 20), (60, 16)], strict=True):
+        assert len(screens[n]) <= rows and all(cells(line) < columns for line in screens[n]), screens[n]
+        assert cells(max(screens[n], key=cells)) > columns - 12  # drawn to the new width
+    assert not any("not a key" in line for screen in screens for line in screen)
+
+
+def test_the_key_reader_says_when_the_terminal_was_resized(monkeypatch: pytest.MonkeyPatch) -> None:
+    import signal
+
+    from generator.cli.terminal import KeyReader
+
+    master, slave = os.openpty()
+    try:
+        monkeypatch.setattr(sys, "stdin", os.fdopen(slave, closefd=False))
+        with KeyReader() as key:
+            signal.raise_signal(signal.SIGWINCH)
+            assert key() == RESIZED
+            os.write(master, b"a")
+            assert key() == "a"
+        assert signal.getsignal(signal.SIGWINCH) == signal.SIG_DFL  # as it was
+    finally:
+        os.close(master)
+        os.close(slave)

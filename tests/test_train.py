@@ -108,6 +108,19 @@ def test_default_labels_whose_texts_are_missing_are_left_out_and_named(tmp_path:
     assert "Traceback" not in named.stderr
 
 
+def test_train_where_no_labels_file_is_says_it_learns_from_the_decisions_alone(tmp_path: Path) -> None:
+    """Run outside the project (a survey folder of its own): the model it writes knows only the
+    corpus's decisions, where the shipped one knew 2,577 labelled papers; the curator is told."""
+    corpus = decided_corpus(tmp_path)
+    result = survey("train", "--corpus", str(corpus), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(
+        "survey train: no labels file here (tests/data/topic_labels.yaml, "
+        "tests/data/topic_labels_arxiv.yaml): the model learns from the corpus's own decisions alone "
+        "(--labels FILE reads one)\n")
+    assert "no labels file here" not in survey("train", "--no-labels", "--corpus", str(corpus)).stdout
+
+
 def test_a_topic_no_labels_file_knows_is_learnt_from_the_decisions_alone(tmp_path: Path) -> None:
     """A fifth topic added to the taxonomy: the labels file's papers are no evidence against it."""
     corpus = decided_corpus(tmp_path)

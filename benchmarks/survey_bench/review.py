@@ -5,10 +5,7 @@
 Each is the real command in a subprocess, as a curator starts it (the interpreter's start and
 the imports included): the first screen through a pseudo-terminal, until the key line is drawn;
 the list with its output to /dev/null. Wall time and the process's own CPU time (user + system),
-which other work on the machine disturbs less, median of the runs. `--list --topic serving` too:
-it scores again the waiting papers that may have missed the topic (classify/review.py
-missed_topic), all of them where the files keep no `doubt`, as a synthetic corpus's do: its
-worst case.
+which other work on the machine disturbs less, median of the runs.
 """
 
 from __future__ import annotations
@@ -56,11 +53,10 @@ def _first_screen(corpus: Path) -> tuple[float, float]:
     return wall, cpu
 
 
-def _list(corpus: Path, *more: str) -> tuple[float, float, int]:
+def _list(corpus: Path) -> tuple[float, float, int]:
     started = time.perf_counter()
     before = os.times()
-    command = [sys.executable, "-m", "generator", "review", "--list", "--corpus", str(corpus), *more]
-    done = subprocess.run(command,
+    done = subprocess.run([sys.executable, "-m", "generator", "review", "--list", "--corpus", str(corpus)],
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=SRC,
                           env=subprocess_env(), check=True)
     after = os.times()
@@ -72,10 +68,7 @@ def _list(corpus: Path, *more: str) -> tuple[float, float, int]:
 def review_start(corpus: Path, runs: int) -> dict[str, Any]:
     lists = [_list(corpus) for _ in range(runs)]
     firsts = [_first_screen(corpus) for _ in range(runs)]
-    topics = [_list(corpus, "--topic", "serving") for _ in range(runs)]
     return {"review_waiting": lists[0][2],
-            "review_topic_s": statistics.median(t for t, _, _ in topics),
-            "review_topic_cpu_s": statistics.median(c for _, c, _ in topics),
             "review_list_s": statistics.median(t for t, _, _ in lists),
             "review_list_cpu_s": statistics.median(c for _, c, _ in lists),
             "review_first_s": statistics.median(t for t, _ in firsts),

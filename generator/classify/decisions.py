@@ -3,8 +3,9 @@
 A YAML list of `{slug, topics}` or a CSV table with `slug` and `topics` columns (an edited
 `survey export --format csv` is one: its other columns are ignored), each with an optional
 `reviewed` (true/false) and `reason` (for a rejection). The topics are topic ids apart by
-spaces, commas, semicolons or lines, `none` for none of the topics, or `reject` to take the
-paper out of the survey (corpus/rejected.yaml).
+spaces, commas, semicolons or lines, `none` (or `other`, as the site says) for none of the
+topics, or `reject` to take the paper out of the survey (corpus/rejected.yaml); a `reject` row of
+a paper rejected already is as it is.
 
 What is a decision: a row whose topics differ from the paper's, a row marked reviewed true,
 and a row that says `none` or `reject` (no export writes them: a person did). A row that is the
@@ -149,15 +150,19 @@ def _decide(row: Row, corpus: Corpus, seen: dict[str, str], rejected: dict[str, 
     if not isinstance(slug, str) or not slug:
         raise row.fail("slug", f"must be a paper's slug, found {shorten(slug)}")
     paper = corpus.papers.get(slug)
-    if paper is None:
-        if slug in rejected:
-            raise row.fail("slug", f"rejected on {rejected[slug].rejected}: no longer in the corpus", slug)
+    if paper is None and slug not in rejected:
         close = difflib.get_close_matches(slug, sorted(corpus.papers), n=1)
         raise row.fail("slug", "no paper with this slug in the corpus"
                                + (f"; did you mean {close[0]}?" if close else ""), slug)
     if slug in seen:
         raise row.fail("slug", f"decided twice (also {seen[slug]})", slug)
-    seen[slug] = row.where
+    seen[slug] = f"line {row.line}" if row.line else row.where
+    if paper is None:  # rejected before: a `reject` row of a sheet applied again says it as it is
+        if _topics(row, corpus.taxonomy.topic_ids, slug) == ("word", None):
+            return None
+        raise row.fail("slug", f"rejected on {rejected[slug].rejected}: no longer in the corpus "
+                               f"(`survey add --force` or `survey import --take ID --force` brings it back)",
+                       slug)
     marked = _reviewed(row, slug)
     kind, topics = _topics(row, corpus.taxonomy.topic_ids, slug)
     reason = _reason(row, slug, topics is None)
@@ -189,6 +194,8 @@ def _topics(row: Row, known: list[str], slug: str) -> tuple[str, tuple[str, ...]
         raise row.fail("topics", f"must be topic ids, {NONE} or {REJECT}, found {shorten(row.topics)}", slug)
     if not value:
         return "word", ()
+    # The site lists a paper of no topic under "Other": a curator may well write that.
+    value = [NONE if t.lower() == "other" and "other" not in known else t for t in value]
     words = [t.lower() for t in value if t.lower() in (NONE, REJECT)]
     if words:
         if len(value) > 1:
@@ -253,6 +260,9 @@ def _csv_rows(fh: BinaryIO, shown: str) -> Iterator[Row]:
         raise CorpusError(shown, f"the first row names the column {twice[0]!r} twice: which one holds "
                                  f"the decisions?", line=1)
     missing = [name for name in ("slug", "topics") if name not in header]
+    if missing and len(header) == 1 and ";" in header[0]:  # a spreadsheet saved in a locale of ';'
+        raise CorpusError(shown, "the columns are apart by ';': save the table as comma-separated values",
+                          line=1)
     if missing:
         raise CorpusError(shown, f"the first row names the columns, and needs {' and '.join(missing)}",
                           line=1)

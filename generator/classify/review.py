@@ -52,7 +52,7 @@ def queue(glances: Iterable[Glance], topic_ids: Sequence[str], topic: str | None
           first: Sequence[str] = (), missed: Collection[str] = ()) -> list[Pending]:
     """Every paper whose topics no person has confirmed, in review order, from what each paper's
     file stores (corpus/glance.py: no paper is scored again, so the queue opens at once); with
-    `topic`, only those that have it or are `missed` (missed_topic's slugs). The waiting papers
+    `topic`, only those that have it or are `missed` (missed_topic's). The waiting papers
     of `first` (brought in by hand: corpus/first.py) come before all, in that order."""
     if topic is not None and topic not in topic_ids:
         raise SurveyError(f"--topic: unknown topic {topic!r}; the topics are {', '.join(topic_ids)}")
@@ -62,7 +62,7 @@ def queue(glances: Iterable[Glance], topic_ids: Sequence[str], topic: str | None
     return sorted(ordered, key=lambda p: rank.get(p.slug, len(rank)))  # stable: the rest as ordered
 
 
-def missed_topic(glances: Iterable[Glance], topic: str, taxonomy: Taxonomy) -> set[str]:
+def missed_topic(glances: Iterable[Glance], topic: str, taxonomy: Taxonomy) -> dict[str, float]:
     """The waiting papers without `topic` to which the model gives it at least REVIEW_LOW (below
     CHOOSE it did not suggest it): `survey review --topic`'s papers the model may have missed.
     A paper file keeps the confidence of its suggested topics only, so these are scored again,
@@ -81,9 +81,10 @@ def missed_topic(glances: Iterable[Glance], topic: str, taxonomy: Taxonomy) -> s
 
     todo = [g for g in glances if not g.reviewed and topic not in g.topics and may_have(g)]
     if not todo or not taxonomy.weights():  # without a model, nothing says how near a topic was
-        return set()
+        return {}
     briefs = suggest_all(taxonomy, [(g.title, g.abstract) for g in todo])
-    return {g.slug for g, b in zip(todo, briefs, strict=True) if dict(b.scores).get(topic, 0.0) >= REVIEW_LOW}
+    near = {g.slug: dict(b.scores).get(topic, 0.0) for g, b in zip(todo, briefs, strict=True)}
+    return {slug: p for slug, p in near.items() if p >= REVIEW_LOW}
 
 
 def decided(paper: Paper, topics: Iterable[str], taxonomy: Taxonomy) -> Paper:

@@ -230,7 +230,7 @@ def cmd_check(args: argparse.Namespace) -> int:
           f"{len(corpus.taxonomy.topics)} topics, {len(corpus.taxonomy.tags)} tags: all valid")
     if args.review:  # one list of what waits for a person: survey review's
         sitting = Sitting(Path(args.corpus))
-        print_queue(sitting.glances, sitting.slugs)
+        print_queue(sitting)
     return 0
 
 

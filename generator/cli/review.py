@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING
 from ..core.errors import SurveyError
 from ..core.settings import today
 from ..core.text import shown_path
-from ..corpus.glance import Glance
 from ..corpus.model import Paper
 from ..corpus.store import Corpus
 from ..corpus.taxonomy import Taxonomy
@@ -37,7 +36,7 @@ def review_arguments(p: argparse.ArgumentParser) -> None:
                    help="review these papers now, in this order (reviewed or not), instead of the queue")
     p.add_argument("--topic", metavar="ID", help="only the papers that have this topic or that the "
                                                   "model may have missed it on (its confidence 0.25 "
-                                                  "to 0.5: scored again, a second or two)")
+                                                  "to 0.5: scored again, a few seconds)")
     how = p.add_mutually_exclusive_group()
     how.add_argument("--list", action="store_true",
                      help="print the queue, one paper a line (slug first), instead of asking")
@@ -64,7 +63,7 @@ def cmd_review(args: argparse.Namespace) -> int:
     if not args.list and not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise SurveyError("not on a terminal: --list prints the queue, --apply FILE applies decisions")
     if args.list:
-        print_queue(sitting.glances, sitting.slugs, args.topic)
+        print_queue(sitting)
         return 0
     if not sitting.slugs:
         print("survey review: no paper is waiting: a person has reviewed the topics of every paper"
@@ -79,7 +78,13 @@ def cmd_review(args: argparse.Namespace) -> int:
 
         done = sitting.session(Terminal(key)).run()
     print(done.summary())
+    if done.decided or done.rejected:  # the model learns from them only when retrained (about 50 s at
+        print(LEARN)                   # 10,000 papers: too long to do unasked at the end of a sitting)
     return 0
+
+
+LEARN = ("survey review: `survey train`, then `survey classify --write`, lets the model learn from your "
+         "decisions")
 
 
 class Sitting:
@@ -89,7 +94,8 @@ class Sitting:
     def __init__(self, root: Path, slugs: Sequence[str] = (), topic: str | None = None) -> None:
         from ..corpus.glance import glance_papers, glance_topics
 
-        self.root, self.given = root, bool(slugs)
+        self.root, self.given, self.topic = root, bool(slugs), topic
+        self.missed: dict[str, float] = {}  # --topic: its confidence where the model may have missed it
         if not root.is_dir():
             raise SurveyError(f"{shown_path(root)}: no corpus folder here (--corpus DIR names it)")
         self.topics = glance_topics(root)
@@ -104,9 +110,9 @@ class Sitting:
             from ..corpus.first import firsts
 
             ids = [t for t, _ in self.topics]
-            missed = missed_topic(self.glances.values(), topic, self.book.taxonomy) \
-                if topic in ids else set()  # an unknown topic: queue() says so
-            self.slugs = [p.slug for p in queue(self.glances.values(), ids, topic, firsts(root), missed)]
+            self.missed = missed_topic(self.glances.values(), topic, self.book.taxonomy) \
+                if topic in ids else {}  # an unknown topic: queue() says so
+            self.slugs = [p.slug for p in queue(self.glances.values(), ids, topic, firsts(root), self.missed)]
 
     @functools.cached_property
     def book(self) -> Book:
@@ -120,17 +126,20 @@ class Sitting:
                        waiting_only=not self.given)
 
 
-def print_queue(glances: dict[str, Glance], slugs: list[str], topic: str | None = None) -> None:
-    """--list: a paper a line, slug first, then what the model suggested and the title (its TeX
-    read as a page shows it: `$\\times$` is ×); the count on stderr, so that a pipe reads only
-    the papers."""
+def print_queue(sitting: Sitting) -> None:
+    """--list: a paper a line, slug first, then what the model suggested (with --topic, the
+    topic it may have missed) and the title (its TeX read as a page shows it: `$\\times$` is
+    ×); the count on stderr, so that a pipe reads only the papers."""
     from ..core.tex import tex_text
 
+    slugs, topic = sitting.slugs, sitting.topic
     for slug in slugs:
-        g = glances[slug]
+        g = sitting.glances[slug]
         said = ", ".join(f"{t} {g.confidence[t]:.2f}" if t in g.confidence else t for t in g.topics)
+        if slug in sitting.missed:
+            said = (f"{said}; " if said else "") + f"may have missed {topic} ({sitting.missed[slug]:.2f})"
         print(f"{slug}  {said or 'no topic'}  {tex_text(g.title)}")
-    print(f"survey review: {len(slugs)} paper{'s' * (len(slugs) != 1)} wait for a person's review"
+    print(f"survey review: {len(slugs):,} paper{'s' * (len(slugs) != 1)} wait for a person's review"
           + (f", on or near {topic}" if topic else ""), file=sys.stderr)
 
 

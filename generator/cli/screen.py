@@ -10,6 +10,7 @@ before it is measured, so that a line's width is what the terminal shows.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
@@ -20,7 +21,7 @@ from ..core.errors import SurveyError
 from ..core.tex import tex_text
 from ..core.text import printable
 from ..corpus.model import Paper
-from .terminal import Terminal, cells, cut, wrap
+from .terminal import RESIZED, Terminal, cells, cut, wrap
 
 
 class Desk(Protocol):
@@ -121,15 +122,18 @@ class Session:
 
     def _last(self, note: str) -> bool:
         """At the end of the papers: whether the curator takes back the last decision (u)."""
-        width = self._width()
-        lines = ["survey review: that was the last paper of this sitting", "",
-                 *wrap(self.term.shown(note), width), *wrap(self._done().summary(), width), "",
-                 "u: undo your last decision · any other key: end".replace(" · ", self.term.dot())]
-        self.term.show(lines)
-        try:
-            return self.term.key()[:1] == "u"
-        except KeyboardInterrupt:
-            return False
+        key = RESIZED
+        while key == RESIZED:
+            width = self._width()
+            lines = ["survey review: that was the last paper of this sitting", "",
+                     *wrap(self.term.shown(note), width), *wrap(self._done().summary(), width), "",
+                     "u: undo your last decision · any other key: end".replace(" · ", self.term.dot())]
+            self.term.show(lines)
+            try:
+                key = self.term.key()
+            except KeyboardInterrupt:
+                return False
+        return key[:1] == "u"
 
     def _undo(self) -> tuple[int, str, bool]:
         i, token, was_reviewed = self.history.pop()
@@ -150,7 +154,10 @@ class Session:
         while True:
             lines, bold = self._screen(paper, whys, sources, chosen, i, note)
             self.term.show(lines, bold)
-            key, note = self.term.key(), ""
+            key = self.term.key()
+            if key == RESIZED:
+                continue  # drawn again at its new size, the note kept
+            note = ""
             first = key[:1]
             if first in QUIT:
                 return "quit"
@@ -162,7 +169,7 @@ class Session:
                 note = "nothing to undo: no decision yet in this sitting"
             elif first in ("a", "r"):
                 # the prompt takes the place of a one-line note, whatever note was shown
-                reason = self._reason(self._screen(paper, whys, sources, chosen, i, "-")[0]) \
+                reason = self._reason(functools.partial(self._screen, paper, whys, sources, chosen, i, "-")) \
                     if first == "r" else None
                 if first == "r" and reason is None:
                     note = "not rejected"
@@ -196,14 +203,15 @@ class Session:
                 note = f"not a key of review ({printable(repr(key))}); ? shows the keys"
 
 
-    def _reason(self, lines: list[str]) -> str | None:
-        """The reason typed for a rejection (may be empty), or None when cancelled (Esc, Ctrl-C)."""
+    def _reason(self, screen: Callable[[], tuple[list[str], int]]) -> str | None:
+        """The reason typed for a rejection (may be empty), or None when cancelled (Esc, Ctrl-C),
+        asked on the last line of the paper's screen (drawn again when the terminal is resized)."""
         typed = ""
         ask = "Reject it? A reason (Enter rejects, Esc keeps it): "
         while True:
             width = self._width()
             prompt = ask + typed if cells(ask + typed) <= width else "Why? " + typed[-(width - 6):]
-            self.term.show([*lines[:-1], self.term.shown(prompt)])
+            self.term.show([*screen()[0][:-1], self.term.shown(prompt)])
             try:
                 key = self.term.key()
             except KeyboardInterrupt:
@@ -219,15 +227,19 @@ class Session:
 
     def _pages(self, lines: list[str]) -> None:
         """Lines a screen at a time: space for the next, any other key back to the paper."""
-        _, rows = self.term.size()
-        page = max(rows - 1, 3)
-        for start in range(0, max(len(lines), 1), page):
+        start = 0
+        while True:
+            page = max(self.term.size()[1] - 1, 3)
             more = start + page < len(lines)
             hint = "space: more · any other key: back" if more else "any key: back to the paper"
             self.term.show([*(cut(line, self._width()) for line in lines[start:start + page]),
                             hint.replace(" · ", self.term.dot())])
-            if self.term.key()[:1] != " " or not more:
+            key = self.term.key()
+            if key == RESIZED:
+                continue
+            if key[:1] != " " or not more:
                 return
+            start += page
 
     def _width(self) -> int:
         return max(self.term.size()[0] - 1, 30)  # never the last column: a terminal may wrap there
@@ -344,8 +356,12 @@ def _authors(paper: Paper, width: int, shown: Callable[[str], str]) -> str:
 
 
 def _facts(paper: Paper, sources: list[str], width: int, shown: Callable[[str], str], dot: str) -> list[str]:
-    """The paper's date, arXiv id, where it came from and its tags: a line or two, then tags."""
+    """The paper's date, arXiv id, whether a person reviewed its topics (`survey review SLUG`
+    shows reviewed papers too: their marks are that person's), where it came from and its
+    tags: a line or two, then tags."""
     parts = [paper.date or "no date", f"arXiv {paper.arxiv}" if paper.arxiv else "no arXiv id"]
+    if paper.topics_reviewed:
+        parts.append("topics reviewed by a person")
     parts.append("from " + "; ".join(shown(s) for s in sources) if sources else "in no listing")
     if paper.added:
         parts.append(f"added {paper.added}")

@@ -8,7 +8,9 @@ sends itself (clear, bold) go past it through `raw`.
 from __future__ import annotations
 
 import os
+import select
 import shutil
+import signal
 import sys
 import unicodedata
 from collections.abc import Callable
@@ -19,11 +21,14 @@ from ..core.output import raw
 from ..core.text import printable
 
 CLEAR = "\x1b[H\x1b[2J"
+RESIZED = "\x1b[resized]"  # not a key: the terminal changed its size, the screen is drawn again
 BOLD, PLAIN = "\x1b[1m", "\x1b[0m"
 
 
 class KeyReader:
-    """Single key presses from the terminal, without Enter or echo, until closed."""
+    """Single key presses from the terminal, without Enter or echo, until closed; RESIZED when
+    the terminal changed its size (SIGWINCH), so that the screen is drawn again at once, not
+    at the next key."""
 
     def __enter__(self) -> Callable[[], str]:
         import termios
@@ -32,15 +37,27 @@ class KeyReader:
         self.fd = sys.stdin.fileno()
         self.saved = termios.tcgetattr(self.fd)
         tty.setcbreak(self.fd)  # keeps Ctrl-C a signal: it quits like q
+        self.resized = False
+        self.winch = signal.signal(signal.SIGWINCH, self._resized)
         return self.key
 
+    def _resized(self, *_: object) -> None:
+        self.resized = True
+
     def key(self) -> str:
-        data = os.read(self.fd, 32)  # an arrow key is several bytes at once: read them as one
-        return data.decode("utf-8", "replace") if data else "\x04"
+        # A signal does not interrupt a read (Python retries it), so wait a fifth of a second
+        # at a time for a key and look whether the size changed meanwhile.
+        while not self.resized:
+            if select.select([self.fd], [], [], 0.2)[0]:
+                data = os.read(self.fd, 32)  # an arrow key is several bytes at once: read them as one
+                return data.decode("utf-8", "replace") if data else "\x04"
+        self.resized = False
+        return RESIZED
 
     def __exit__(self, *exc: object) -> None:
         import termios
 
+        signal.signal(signal.SIGWINCH, self.winch)
         termios.tcsetattr(self.fd, termios.TCSADRAIN, self.saved)
 
 

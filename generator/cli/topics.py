@@ -218,6 +218,9 @@ def cmd_train(args: argparse.Namespace) -> int:
     # named with --labels must be read.
     given = [Path(p) for p in args.labels or []]
     paths = [] if args.no_labels else given or [Path(p) for p in LABELS if Path(p).is_file()]
+    if not (args.no_labels or paths):  # say so: such a model may know far fewer papers than the last
+        print(f"survey train: no labels file here ({', '.join(LABELS)}): the model learns from the "
+              "corpus's own decisions alone (--labels FILE reads one)")
     skipped: list[str] | None = None if given else []
     texts = texts_reader([Path(p) for p in (args.texts or [DEFAULT_TEXTS])])
     docs = load_labelled(corpus, paths, texts, skipped)

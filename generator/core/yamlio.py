@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -163,12 +164,32 @@ def dump_yaml(data: Any) -> str:
 
 
 def load_yaml(text: str, path: str) -> Any:
-    with _malformed(path):
+    with _malformed(path, text):
         return yaml.load(text, Loader=TextLoader if "*" in text else _StarlessLoader)
 
 
+# A hand-written `title: KV: a cache` or `title: {{ x }} kernels`: a plain value of text that YAML
+# reads as markup (a second `: `, a `{{`, a reserved first character). A value that opens a list
+# or a mapping (`[`, `{`) is left to the parser's words: quoting would make it text.
+# The parser's words ("mapping values are not allowed here") do not say that quotes fix it.
+_PLAIN_FIELD = re.compile(r"\s*(?:- )?([A-Za-z_][\w-]*):[ \t]+([^'\"\s].*)")
+
+
+def _quote_hint(text: str, line: int) -> tuple[str | None, str]:
+    """The field of a line whose plain value YAML misreads, and how to write it (or None, "")."""
+    lines = text.splitlines()
+    match = _PLAIN_FIELD.fullmatch(lines[line]) if 0 <= line < len(lines) else None
+    if match is None:
+        return None, ""
+    key, value = match.groups()
+    if ": " not in value and not value.startswith("{{") and value[0] not in "@`%":
+        return None, ""
+    quoted = value.replace("'", "''")
+    return key, f"; put the value in quotes: {key}: '{quoted if len(quoted) <= 60 else quoted[:57] + '...'}'"
+
+
 @contextlib.contextmanager
-def _malformed(path: str) -> Iterator[None]:
+def _malformed(path: str, text: str = "") -> Iterator[None]:
     """PyYAML's errors as one CorpusError at the line and column."""
     try:
         yield
@@ -185,8 +206,9 @@ def _malformed(path: str) -> Iterator[None]:
             start = exc.context_mark
             problem = (f"{' '.join(exc.context.split())} that starts at line {start.line + 1}, "
                        f"column {start.column + 1}: {problem}")
+        key, hint = _quote_hint(text, mark.line) if mark else (None, "")
         raise CorpusError(
-            path, f"malformed YAML: {problem}",
+            path, f"malformed YAML: {problem}{hint}", field=key,
             line=mark.line + 1 if mark else None, column=mark.column + 1 if mark else None,
         ) from None
     except yaml.YAMLError as exc:

@@ -63,7 +63,8 @@ def duplicate_problems(corpus: Corpus) -> list[CorpusError]:
     out = []
     titles: dict[str, str] = {}
     arxiv: dict[str, str] = {}
-    for paper in corpus.sorted_papers():
+    # The later added of two papers is the one a line names first (the one a pull request adds).
+    for paper in sorted(corpus.papers.values(), key=lambda p: (p.added or "", p.slug)):
         for i, title in enumerate(paper.titles):
             key = match_key(title)
             name = "title" if i == 0 else f"alternate_titles[{i - 1}]"

@@ -90,6 +90,8 @@ class Fields:
         if not isinstance(data, dict):
             raise CorpusError(path, f"expected a mapping of fields, found {kind(data)}", entry=entry,
                               field=prefix.rstrip(".") or None)
+        if entry is None and isinstance(data.get("slug"), str) and is_slug(data["slug"]):
+            entry = data["slug"]  # a record is named by its own slug in every line, the first included
         self.data, self.path, self.entry, self.prefix = data, path, entry, prefix
         self.problems: list[CorpusError] = [] if problems is None else problems
         for unknown in sorted(str(k) for k in data if k not in allowed):
@@ -102,13 +104,11 @@ class Fields:
         raise_problems(self.problems)
 
     def slug(self) -> str | None:
-        """The record's slug; a valid one names the entry in every later problem."""
+        """The record's slug (a valid one names the entry of every problem: __init__)."""
         slug = self.text("slug", required=True)
         if slug is not None and not is_slug(slug):
             self.problem("slug", f"{shorten(slug)} is not a slug (lower-case letters, digits, single "
                                  "hyphens)")
-        elif slug is not None:
-            self.entry = slug
         return slug
 
     def text(self, name: str, *, required: bool = False, single_line: bool = True,

@@ -264,15 +264,19 @@ class Importer:
                                   f"scope; --force takes it in and out of the rejected papers")
             self.rejects.bring_back(gone)
             self.report.back.append(f"{gone.slug} ({why(gone)})")
-        maybes = [(maybe.slug, f"{label}: may be the same paper as {maybe.slug} ({maybe.why})")
+        maybes = [f"{label}: may be the same paper as {maybe.slug} ({maybe.why})"
                   for maybe in self.index.possible(raw.title, raw.abstract)]
-        self.report.review += [line for _, line in maybes]
         if not raw.abstract:
+            self.report.review += maybes
             self.report.no_abstract.append(label + (f" (arXiv {raw.arxiv})" if raw.arxiv else ""))
             return None
         paper = _unclassified(raw, self.taken, self.today)  # classified with the others in run()
         if gone is not None and gone.slug not in self.papers:
             paper.slug = gone.slug  # back under the address it had
+        # Named once: a later import finds the paper itself (its id, its title), so the curator
+        # acts on the line now or never (the summary says how), and no "distinct" is recorded.
+        self.report.review += [f"{line}; added as {paper.slug}" for line in maybes]
+        self.report.maybe_added += len(maybes)
         if _key(raw) in self.take:
             self.report.taken.append((paper.slug, shown_path(self.corpus.root / paper.file)))
             self.report.corpus = shown_path(self.corpus.root)

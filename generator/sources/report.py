@@ -42,6 +42,7 @@ class Report:
     back: list[str] = field(default_factory=list)  # rejected papers brought back (--take --force)
     taken: list[tuple[str, str]] = field(default_factory=list)  # (slug, file) of the papers --take added
     no_abstract: list[str] = field(default_factory=list)  # entries not imported: no abstract
+    maybe_added: int = 0  # lines of `review` naming a paper added as a possible duplicate
     notes: list[str] = field(default_factory=list)  # what the readers read differently
     waiting: int = 0  # papers of the corpus whose topics no person has confirmed, once written
     corpus: str = "corpus"  # the corpus folder, as a command given here names it
@@ -64,6 +65,10 @@ class Report:
                          f"(corpus/rejected.yaml)")
         lines += [f"brought back from the rejected papers: {s}" for s in self.back]
         lines += [f"review: {line}" for line in self.review]
+        if self.maybe_added:
+            lines.append("review: a possible duplicate is named by the import that adds it, not again: if "
+                         "it is the same paper, `survey review SLUG` then r rejects the one added (later "
+                         "imports skip it); if not, nothing is to be done")
         if self.no_abstract:
             n = len(self.no_abstract)
             lines.append(f"not imported: {_n(n, 'entry', 'entries')} without an abstract, which `survey "
