@@ -55,9 +55,6 @@ PHONE = {"width": 390, "height": 844}
 ZERO = "zero-infinity-breaking-the-gpu-memory-wall-for-extreme-scale"
 ZERO_TITLE = "ZeRO-Infinity: Breaking the GPU Memory Wall for Extreme Scale Deep Learning"
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "[::1]", "::1"}
-# Known 404s, each with its reason; none at present. (Material fetches a sitemap.xml beside
-# every <link rel="alternate">: the Atom feeds sit at the site root, beside the real sitemap.)
-KNOWN_404: set[str] = set()
 CORPUS_PAPERS = list(load_corpus(ROOT / "corpus").papers.values())
 
 
@@ -152,10 +149,6 @@ def is_local(url: str) -> bool:
     return parts.scheme in ("http", "https") and (parts.hostname or "") in LOCAL_HOSTS
 
 
-def is_known_404(url: str) -> bool:
-    return is_local(url) and urlsplit(url).path in KNOWN_404
-
-
 @dataclass
 class Tab:
     """A page in its own browser context, recording everything that went wrong on it."""
@@ -172,7 +165,7 @@ class Tab:
         page = self.page
 
         def on_console(message: Any) -> None:
-            if message.type == "error" and not is_known_404(message.location.get("url", "")):
+            if message.type == "error":
                 self.problems.append(f"console error on {page.url}: {message.text} {message.location}")
 
         def on_failed(request: Any) -> None:
@@ -181,8 +174,7 @@ class Tab:
                 self.problems.append(f"request failed on {page.url}: {request.url} {request.failure}")
 
         def on_response(response: Any) -> None:
-            if response.status >= 400 and is_local(response.url) and not (
-                    response.status == 404 and is_known_404(response.url)):
+            if response.status >= 400 and is_local(response.url):
                 self.problems.append(f"HTTP {response.status} on {page.url}: {response.url}")
 
         def on_dialog(dialog: Any) -> None:
