@@ -254,9 +254,10 @@ class Session:
         width, (_, rows) = self._width(), self.term.size()
         shown, dot = self.term.shown, self.term.dot()
         p = self.progress
-        head = dot.join([f"survey review: paper {i + 1} of {len(self.slugs)}{self.on}",
-                         f"{p.reviewed:,} of {p.papers:,} papers reviewed by a person"])
-        head = cut(head if cells(head) <= width else head.removesuffix(" by a person"), width)
+        heads = [dot.join([f"survey review: paper {i + 1} of {len(self.slugs)}{self.on}",
+                           f"{p.reviewed:,} of {p.papers:,}{said}"])
+                 for said in (" papers reviewed by a person", " papers reviewed", " reviewed")]
+        head = cut(next((h for h in heads if cells(h) <= width), heads[-1]), width)
         title = self._title(paper)
         title = title[:2] + ([cut(" ".join(title[2:]), width)] if len(title) > 2 else [])
         authors = _authors(paper, width, shown)
