@@ -55,31 +55,30 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 REAL_PAPERS = ROOT.parent / "shared" / "real" / "hf-daily-papers-2024-05-to-2026-08.json.gz"
-
-
-def real_papers() -> Path:
-    """The real daily-papers file beside this checkout (never copied into it). Tests that need it
-    skip where it is absent (a fork's pull request), and fail when SURVEY_REAL_DATA=required, as
-    .ci/run sets it."""
-    if REAL_PAPERS.exists():
-        return REAL_PAPERS
-    if os.environ.get("SURVEY_REAL_DATA") == "required":
-        pytest.fail(f"{REAL_PAPERS} is missing, and SURVEY_REAL_DATA=required")
-    pytest.skip(f"the real papers are not beside this checkout ({REAL_PAPERS})")
-
-
 REAL_BIB = ROOT.parent / "shared" / "bib"
 
 
+def _real(present: bool, what: str) -> None:
+    """Real data lives beside this checkout (never copied into it): a test that needs it skips
+    where it is absent (a fork's pull request), and fails when SURVEY_REAL_DATA=required, as
+    .ci/run sets it."""
+    if not present and os.environ.get("SURVEY_REAL_DATA") == "required":
+        pytest.fail(f"{what} is missing, and SURVEY_REAL_DATA=required")
+    if not present:
+        pytest.skip(f"{what} is not beside this checkout")
+
+
+def real_papers() -> Path:
+    """The real daily-papers file."""
+    _real(REAL_PAPERS.exists(), str(REAL_PAPERS))
+    return REAL_PAPERS
+
+
 def real_bib_files() -> list[Path]:
-    """The four real BibTeX files beside this checkout (../shared/bib/), skipped or failed like
-    real_papers() where they are absent."""
+    """The four real BibTeX files of ../shared/bib/."""
     files = sorted(REAL_BIB.glob("*.bib"))
-    if len(files) == 4:
-        return files
-    if os.environ.get("SURVEY_REAL_DATA") == "required":
-        pytest.fail(f"the four .bib files of {REAL_BIB} are missing, and SURVEY_REAL_DATA=required")
-    pytest.skip(f"the real BibTeX files are not beside this checkout ({REAL_BIB})")
+    _real(len(files) == 4, f"the four .bib files of {REAL_BIB}")
+    return files
 
 
 def survey(*args: str, cwd: Path | None = None, input: str | None = None,

@@ -205,9 +205,12 @@ def test_hf_listing_without_embedded_data_is_read_from_its_paper_cards() -> None
 
 def test_daily_papers_json_keeps_id_authors_and_date(tmp_path: Path) -> None:
     corpus = make_corpus(tmp_path / "corpus", "empty")
-    assert survey("import", str(FIXTURES / "daily_papers.json"), "--corpus", str(corpus)).returncode == 0
+    day = {"SOURCE_DATE_EPOCH": "1750000000"}  # 2025-06-15: the day each paper was added (feeds' order)
+    result = survey("import", str(FIXTURES / "daily_papers.json"), "--corpus", str(corpus), env=day)
+    assert result.returncode == 0, result.stderr
     papers = {p.arxiv: p for p in load_corpus(corpus).papers.values()}
     assert set(papers) == {"2603.01234", "2603.04567"}
+    assert {p.added for p in papers.values()} == {"2025-06-15"}
     tiny = papers["2603.04567"]
     assert tiny.authors == ["Taro Kato", "Lena Fischer"]
     assert tiny.date == "2026-03-02"

@@ -303,8 +303,7 @@ def test_old_addresses_still_resolve_and_indexes_exist(real_site: Path) -> None:
 
 
 def test_no_page_is_over_100_kb(real_site: Path) -> None:
-    """Issue 24: a page a reader can load and a maintainer can read. The benchmark page, which
-    grew with every run (125 KB), keeps only the latest figures; old runs are in benchmarks/."""
+    """Issue 24: a page a reader can load and a maintainer can read."""
     sizes = {str(p.relative_to(real_site)): p.stat().st_size for p in real_site.rglob("*.html")}
     assert len(sizes) > 300  # every paper's page, and the rest
     assert {page: size for page, size in sizes.items() if size > 100 * 1024} == {}
