@@ -1119,6 +1119,10 @@ def test_every_list_shows_its_papers_on_the_first_screen(
                 assert boxes[0][0] < height / 2, (path, boxes[0], height)
             else:
                 assert len([b for b in boxes if b[1] <= height]) >= 3, (path, boxes[:4], height)
+            # A list in parts says which part this is above its papers (a phone hid it there).
+            where = page.locator("article .survey-controls .survey-pager")
+            if where.count():
+                assert where.is_visible() and re.search(r"Page \d+ of \d+", where.inner_text()), path
             first = page.locator("article li.survey-entry").first
             path_of = first.locator("a[href*='/papers/']").first.evaluate("a => a.pathname")
             paper = by_slug[path_of.rstrip("/").rsplit("/", 1)[1]]
@@ -1276,3 +1280,23 @@ def test_on_a_phone_the_order_box_stays_beside_its_label(site_base: str, chromiu
         assert label["x"] + label["width"] <= box["x"]  # the label first, then its box
         assert box["y"] < label["y"] + label["height"] / 2 < box["y"] + box["height"]
         tab.assert_clean()
+
+
+def test_without_script_the_search_page_links_the_lists(site_base: str, chromium: Browser) -> None:
+    """With JavaScript off the search page says so and links the topics, tags and listings (its
+    <noscript> showed "[topic](topics/index.md)" as text), and shows no form that cannot search."""
+    with open_tab(chromium, java_script_enabled=False) as tab:
+        goto(tab, site_base + "search/?q=memory")
+        article = tab.page.locator("article")
+        assert "](" not in article.inner_text() and ".md" not in article.inner_text()
+        assert not tab.page.locator("#survey-search").is_visible()
+        assert not tab.page.get_by_text("Loading the search index").is_visible()
+        for name, path in (("topic", "topics/"), ("tag", "tags/"), ("listing", "listings/")):
+            link = article.get_by_role("link", name=name, exact=True)
+            link.click()
+            tab.page.wait_for_url(url_is(site_base, path))
+            assert tab.page.locator("article h1").inner_text().startswith(name.title())
+            tab.page.go_back()
+        # With scripts off Chromium refuses the head's module preload of Pagefind ("csp"): only that.
+        assert all(p.endswith("pagefind/pagefind.js csp") for p in tab.problems), tab.problems
+        assert tab.external == []

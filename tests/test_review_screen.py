@@ -149,6 +149,15 @@ def test_a_long_abstract_is_cut_to_the_space_left_and_m_shows_all_of_it(corpus: 
     assert whole[-1] == "any key: back to the paper"
 
 
+def test_a_sitting_on_a_topic_says_so_in_its_header(corpus: Path) -> None:
+    keys = Keys("q")
+    Sitting(corpus, topic="kernels").session(keys.terminal()).run()
+    assert keys.screens()[0][0] == "survey review: paper 1 of 1 on or near kernels · 2 of 8 papers reviewed"
+    keys = Keys("q", size=(70, 24))  # too narrow for "papers reviewed"
+    Sitting(corpus, topic="quantization").session(keys.terminal()).run()
+    assert keys.screens()[0][0] == "survey review: paper 1 of 1 on or near quantization · 2 of 8 reviewed"
+
+
 def test_help_lists_every_key(corpus: Path) -> None:
     keys = Keys("?" + "x" + "q")
     sit(corpus, keys)

@@ -77,6 +77,24 @@ def test_mathml_is_math_and_nothing_else() -> None:
     assert math.find("msup").get_text() == "n3" and math.get_text() == "𝒪(n3)"
 
 
+def test_mathml_writes_styled_letters_as_chromium_draws_them() -> None:
+    """Chromium draws no mathvariant but "normal": a styled word is its Unicode math letters
+    (`\\mathsf{SetX}` showed as spaced italics), `\\setminus` the set-minus sign (U+29F5 drew a
+    box), and a function name is set apart from its argument ("loglogΔ")."""
+    def read(tex: str) -> tuple[str, list[str]]:
+        math = BeautifulSoup(mathml(tex) or "", "html.parser").find("math")
+        return math.get_text(), [e["mathvariant"] for e in math.find_all(mathvariant=True)]
+
+    assert read(r"\mathsf{SetX}") == ("𝖲𝖾𝗍𝖷", [])
+    assert read(r"\mathsf{B \setminus A}") == ("𝖡∖𝖠", ["sans-serif"])
+    assert read(r"\mathbf{x_1} + \mathcal{BO} + \mathbb{R}") == ("𝐱𝟏+ℬ𝒪+ℝ", [])
+    assert read(r"\mathrm{SetX}")[1] == ["normal"] * 4  # Chromium draws "normal"
+    log = BeautifulSoup(mathml(r"\log\log\Delta") or "", "html.parser").find("math")
+    assert [e.name for e in log.mrow.children] == ["mi", "mspace", "mi", "mspace", "mi"]
+    call = BeautifulSoup(mathml(r"\log(n)") or "", "html.parser").find("math")
+    assert [e.name for e in call.mrow.children][:2] == ["mi", "mo"]
+
+
 class _Markup(html.parser.HTMLParser):
     """Every tag and attribute of a piece of HTML, as a browser's parser reads them."""
 

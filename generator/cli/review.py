@@ -123,7 +123,7 @@ class Sitting:
 
         reviewed = sum(g.reviewed for g in self.glances.values())
         return Session(self.book, self.slugs, term, Progress(reviewed, len(self.glances)), self.topics,
-                       waiting_only=not self.given)
+                       waiting_only=not self.given, topic=self.topic)
 
 
 def print_queue(sitting: Sitting) -> None:

@@ -80,10 +80,11 @@ class Session:
     quits; `u` takes back the sitting's decisions, last first, and shows that paper again."""
 
     def __init__(self, desk: Desk, slugs: list[str], term: Terminal, progress: Progress,
-                 topics: list[tuple[str, str]], waiting_only: bool = True) -> None:
+                 topics: list[tuple[str, str]], waiting_only: bool = True, topic: str | None = None) -> None:
         self.desk, self.slugs, self.term, self.progress = desk, slugs, term, progress
         self.topics = topics[:9]  # (id, name), one digit each
         self.waiting_only = waiting_only  # the queue: a paper reviewed meanwhile is passed over
+        self.on = f" on or near {topic}" if topic else ""  # --topic: the header says which
         self.outcome: dict[int, str] = {}  # index -> "decided", "rejected" or "skipped"
         self.history: list[tuple[int, object, bool]] = []  # (index, what undoes it, was reviewed)
 
@@ -253,8 +254,10 @@ class Session:
         width, (_, rows) = self._width(), self.term.size()
         shown, dot = self.term.shown, self.term.dot()
         p = self.progress
-        head = cut(dot.join([f"survey review: paper {i + 1} of {len(self.slugs)}",
-                             f"{p.reviewed:,} of {p.papers:,} papers reviewed by a person"]), width)
+        heads = [dot.join([f"survey review: paper {i + 1} of {len(self.slugs)}{self.on}",
+                           f"{p.reviewed:,} of {p.papers:,}{said}"])
+                 for said in (" papers reviewed by a person", " papers reviewed", " reviewed")]
+        head = cut(next((h for h in heads if cells(h) <= width), heads[-1]), width)
         title = self._title(paper)
         title = title[:2] + ([cut(" ".join(title[2:]), width)] if len(title) > 2 else [])
         authors = _authors(paper, width, shown)

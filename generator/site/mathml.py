@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import html
 import re
+import unicodedata
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from typing import Any
@@ -55,20 +56,68 @@ def mathml(source: str, display: bool = False) -> str | None:
     return _OPEN + "".join(out) + _CLOSE
 
 
+# Chromium draws only mathvariant="normal" (MathML Core): latex2mathml gives `\mathsf{A}` as the
+# letter 𝖠 itself, but `\mathsf{SetX}` as one <mi mathvariant="sans-serif"> per letter, which
+# showed as spaced italics. Such a letter or digit is written as its Unicode math character
+# (Unicode's name for it: the variant's words, then "CAPITAL S"), the attribute dropped.
+_VARIANT_NAMES = {
+    "bold": "BOLD", "italic": "ITALIC", "bold-italic": "BOLD ITALIC", "script": "SCRIPT",
+    "bold-script": "BOLD SCRIPT", "fraktur": "FRAKTUR", "bold-fraktur": "BOLD FRAKTUR",
+    "double-struck": "DOUBLE-STRUCK", "sans-serif": "SANS-SERIF", "bold-sans-serif": "SANS-SERIF BOLD",
+    "sans-serif-italic": "SANS-SERIF ITALIC", "sans-serif-bold-italic": "SANS-SERIF BOLD ITALIC",
+    "monospace": "MONOSPACE",
+}
+# Unicode's letters that stand in the math alphabets' gaps (script B is U+212C, not U+1D49D).
+_GAPS = {"SCRIPT": "SCRIPT", "FRAKTUR": "BLACK-LETTER", "DOUBLE-STRUCK": "DOUBLE-STRUCK"}
+# latex2mathml's `\setminus` is U+29F5, a character Chromium's fonts here lack (it drew a box).
+_SYMBOLS = {"\u29f5": "\u2216"}
+# A function name (`\log`) ran into what follows it ("loglogΔ"): TeX sets a thin space there.
+_FUNCTION = re.compile(r"[a-z]{2,}")
+_THIN = '<mspace width="0.1667em"></mspace>'
+
+
+@functools.lru_cache(maxsize=1024)
+def _styled(char: str, variant: str) -> str | None:
+    """The math character of a letter or digit in a mathvariant, or None."""
+    words = _VARIANT_NAMES.get(variant)
+    if words is None or not char.isascii() or not char.isalnum():
+        return None
+    what = f"DIGIT {unicodedata.name(char).split()[-1]}" if char.isdigit() else \
+        f"{'CAPITAL' if char.isupper() else 'SMALL'} {char.upper()}"
+    for name in (f"MATHEMATICAL {words} {what}", f"{_GAPS.get(words, '?')} {what}",
+                 "PLANCK CONSTANT" if (words, char) == ("ITALIC", "h") else "?"):
+        try:
+            return unicodedata.lookup(name)
+        except KeyError:
+            continue
+    return None
+
+
 def _write(node: ET.Element, out: list[str], depth: int) -> None:
     tag = node.tag.rsplit("}", 1)[-1] if isinstance(node.tag, str) else ""
     keep = tag in _ELEMENTS and depth < 64
+    text = html.unescape(node.text or "")  # latex2mathml writes symbols as references
     if keep:
+        chars = [_styled(c, node.get("mathvariant", "")) for c in text]
+        styled = "".join(c for c in chars if c) if text and None not in chars else None
+        if styled is not None:
+            text = styled
+        text = _SYMBOLS.get(text, text)
         attrs = "".join(f' {name}="{value}"' for name, value in sorted(node.attrib.items())
-                        if name in _ATTRIBUTES and _VALUE.fullmatch(value))
+                        if name in _ATTRIBUTES and _VALUE.fullmatch(value)
+                        and not (name == "mathvariant" and styled is not None))
         if tag == "math" and node.get("display") == "block":
             attrs += ' display="block"'
         out.append(f"<{tag}{attrs}>")
-    if node.text:
-        out.append(_text(node.text))
+    if text:
+        out.append(_escaped(text))
     if depth < 64:
-        for child in node:
+        children = list(node)
+        for i, child in enumerate(children):
             _write(child, out, depth + 1)
+            if (child.tag == "mi" and _FUNCTION.fullmatch(child.text or "") and i + 1 < len(children)
+                    and children[i + 1].tag != "mo"):
+                out.append(_THIN)
     if keep:
         out.append(f"</{tag}>")
     if node.tail and depth > 0:
@@ -78,7 +127,11 @@ def _write(node: ET.Element, out: list[str], depth: int) -> None:
 def _text(text: str) -> str:
     # latex2mathml writes symbols as references (`&#x1D4AA;`): read them, then write every
     # character Markdown or HTML could act on as a reference again.
-    return md_text(html.unescape(text)).replace("<", "&#x3C;").replace(">", "&#x3E;")
+    return _escaped(html.unescape(text))
+
+
+def _escaped(text: str) -> str:
+    return md_text(text).replace("<", "&#x3C;").replace(">", "&#x3E;")
 
 
 @functools.cache
