@@ -98,17 +98,6 @@ def _every_score(papers: list[Paper], k: int = 5, min_score: float = 0.05) -> di
     return out
 
 
-def test_related_papers_are_the_top_of_every_score() -> None:
-    rng = random.Random(11)
-    papers = [Paper(slug=f"paper-{i:03d}", title=f"{rng.choice(WORDS)} paper {i}", abstract=_abstract(rng))
-              for i in range(200)]
-    papers += [dataclasses.replace(p, slug=f"copy-{p.slug}") for p in papers[:20]]  # exact ties
-    for k, min_score in ((5, 0.05), (1, 0.05), (12, 0.2), (3, 1e-9)):
-        assert related_papers(papers, k, min_score) == _every_score(papers, k, min_score)
-    seed = load_corpus(ROOT / "corpus").sorted_papers()
-    assert related_papers(seed) == _every_score(seed)
-
-
 def _plain_vectors(docs: list[Counter[str]], vocab: dict[str, int], idf: np.ndarray) -> sparse.csr_matrix:
     """The vectors one term at a time, as they were made before the C-level maps."""
     rows, cols, weights = [], [], []
@@ -179,10 +168,12 @@ def test_product_is_scipys_to_the_bit() -> None:
 
 def test_top_rows_on_edge_cases() -> None:
     """Every k from 0 to more than the papers, thresholds that leave rows fewer than k
-    candidates or none, copies that tie exactly: the top of every score, the same."""
+    candidates or none, copies that tie exactly, and the seed papers: the top of every score."""
     papers = _edge_papers()
     for k in (0, 1, 2, 5, 9, len(papers) + 3):
         for min_score in (1e-9, 0.05, 0.3, 0.99):
             assert related_papers(papers, k, min_score) == _every_score(papers, k, min_score), (k, min_score)
     few = papers[:2]
     assert related_papers(few, 5) == _every_score(few, 5)
+    seed = load_corpus(ROOT / "corpus").sorted_papers()
+    assert related_papers(seed) == _every_score(seed)

@@ -544,17 +544,6 @@ def test_mkdocs_serve_rebuilds_when_a_corpus_file_changes(tmp_path: Path, flags:
         wait_for_page(url, "Served studies", server, log)
 
 
-def test_a_template_error_names_the_template(tmp_path: Path) -> None:
-    project = make_project(tmp_path, make_corpus(tmp_path / "small"))
-    template = project / "templates" / "paper.md.j2"
-    template.write_text(template.read_text() + "\n{{ paper.no_such_field }}\n")
-    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict"], cwd=project,
-                            capture_output=True, text=True)
-    assert result.returncode != 0
-    assert re.search(r"templates/paper\.md\.j2:\d+: UndefinedError", result.stderr), result.stderr
-    assert "Traceback" not in result.stderr
-
-
 @pytest.mark.parametrize(("own", "generated"), [
     ("papers/rewrite-the-stars.md",
      "page papers/rewrite-the-stars.md (both are papers/rewrite-the-stars/index.html)"),

@@ -34,7 +34,8 @@ def on_files(project: Path, command: str):  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.parametrize(("expression", "error"), [("{{ (1/0) }}", "ZeroDivisionError: division by zero"),
-                                                  ("{{ paper.title | round }}", "TypeError: ")])
+                                                  ("{{ paper.title | round }}", "TypeError: "),
+                                                  ("{{ paper.no_such_field }}", "UndefinedError: ")])
 def test_an_expression_that_raises_is_a_template_error(project: Path, expression: str, error: str,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(project)  # where mkdocs runs: messages name paths from there

@@ -165,6 +165,13 @@ class Fields:
         return out
 
 
+def present(fields: dict[str, Any], *always: str) -> dict[str, Any]:
+    """A record as its file holds it, in this order: a field with nothing in it (None, false, an
+    empty text, list or mapping) is left out, but those named in `always`."""
+    return {k: v for k, v in fields.items()
+            if k in always or not (v is None or v is False or (isinstance(v, (str, list, dict)) and not v))}
+
+
 def text_problem(value: str, limit: int, plain: bool) -> str | None:
     if len(value) > limit:
         return f"is {len(value):,} characters long; at most {limit:,} are allowed"

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..core.errors import CorpusError
 from ..core.text import shorten
-from .fields import MAX_ITEMS, URL_RE, Fields, date_problem, is_arxiv, is_date, text_problem
+from .fields import MAX_ITEMS, URL_RE, Fields, date_problem, is_arxiv, is_date, present, text_problem
 from .fields import kind as value_kind
 from .scores import confidence_field, doubt_field
 
@@ -148,33 +148,15 @@ class Paper:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"slug": self.slug, "title": self.title}
-        if self.alternate_titles:
-            out["alternate_titles"] = list(self.alternate_titles)
-        out["abstract"] = self.abstract
-        if self.arxiv:
-            out["arxiv"] = self.arxiv
-        if self.authors:
-            out["authors"] = list(self.authors)
-        if self.et_al:
-            out["et_al"] = True
-        if self.date:
-            out["date"] = self.date
-        if self.links:
-            out["links"] = {k: self.links[k] for k in LINK_KINDS if k in self.links}
-        out["topics"] = list(self.topics)
-        if self.confidence:
-            out["confidence"] = {t: self.confidence[t] for t in self.topics if t in self.confidence}
-        if self.doubt is not None:
-            out["doubt"] = self.doubt
-        out["tags"] = list(self.tags)
-        if self.added:
-            out["added"] = self.added
-        if self.enriched:
-            out["enriched"] = [e.to_dict() for e in self.enriched]
-        if self.curated:
-            out["curated"] = list(self.curated)
-        return out
+        return present({
+            "slug": self.slug, "title": self.title, "alternate_titles": list(self.alternate_titles),
+            "abstract": self.abstract, "arxiv": self.arxiv, "authors": list(self.authors),
+            "et_al": self.et_al, "date": self.date,
+            "links": {k: self.links[k] for k in LINK_KINDS if k in self.links}, "topics": list(self.topics),
+            "confidence": {t: self.confidence[t] for t in self.topics if t in self.confidence},
+            "doubt": self.doubt, "tags": list(self.tags), "added": self.added,
+            "enriched": [e.to_dict() for e in self.enriched], "curated": list(self.curated),
+        }, "slug", "title", "abstract", "topics", "tags")
 
 
 def arxiv_field(f: Fields) -> str | None:
@@ -326,18 +308,9 @@ class Listing:
                    date=date, description=description, imported=imported, url=url)
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"slug": self.slug, "name": self.name}
-        if self.date:
-            out["date"] = self.date
-        if self.imported:
-            out["imported"] = self.imported
-        if self.url:
-            out["url"] = self.url
-        if self.description:
-            out["description"] = self.description
-        out.update(source=self.source, origin=self.origin, sha256=self.sha256)
-        out["entries"] = [
-            {"paper": e.paper, "title": e.title, **({"abstract": e.abstract} if e.abstract else {})}
-            for e in self.entries
-        ]
-        return out
+        entries = [present({"paper": e.paper, "title": e.title, "abstract": e.abstract})
+                   for e in self.entries]
+        return present({"slug": self.slug, "name": self.name, "date": self.date, "imported": self.imported,
+                        "url": self.url, "description": self.description, "source": self.source,
+                        "origin": self.origin, "sha256": self.sha256, "entries": entries},
+                       "slug", "name", "source", "origin", "sha256", "entries")

@@ -29,7 +29,7 @@ from typing import Any
 from ..core.errors import CorpusError, raise_problems
 from ..core.text import is_slug, shorten, shown_path
 from ..core.yamlio import dump_yaml, load_yaml, read_text
-from .fields import Fields, is_date
+from .fields import Fields, is_date, present
 from .model import MAX_ABSTRACT, MAX_ENTRIES, MAX_TITLE, Paper, arxiv_field, date_field
 
 REJECTED_FILE = "rejected.yaml"
@@ -86,18 +86,10 @@ class Rejected:
                    reason=reason, alternate_titles=tuple(alternate))
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"slug": self.slug, "title": self.title}
-        if self.alternate_titles:
-            out["alternate_titles"] = list(self.alternate_titles)
-        out["abstract"] = self.abstract
-        if self.arxiv:
-            out["arxiv"] = self.arxiv
-        if self.date:
-            out["date"] = self.date
-        out["rejected"] = self.rejected
-        if self.reason:
-            out["reason"] = self.reason
-        return out
+        return present({"slug": self.slug, "title": self.title,
+                        "alternate_titles": list(self.alternate_titles), "abstract": self.abstract,
+                        "arxiv": self.arxiv, "date": self.date, "rejected": self.rejected,
+                        "reason": self.reason}, "slug", "title", "abstract", "rejected")
 
 
 def read_rejected(root: Path) -> list[Rejected]:
