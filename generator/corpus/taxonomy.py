@@ -85,10 +85,6 @@ class Taxonomy:
             self._weights = load_weights(path, self) if path is not None and path.exists() else {}
         return self._weights
 
-    @classmethod
-    def empty(cls) -> Taxonomy:
-        return cls()
-
     @property
     def topic_ids(self) -> list[str]:
         return [t.id for t in self.topics]
