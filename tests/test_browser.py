@@ -647,6 +647,22 @@ def test_an_author_name_opens_every_paper_of_that_author(site_base: str, desktop
     tab.assert_clean()
 
 
+def test_a_search_by_an_author_names_them_in_every_result(site_base: str, desktop: Tab) -> None:
+    """An entry names the first three authors; a search by the fourth names them too, after
+    "et al." (the results of ?author=NAME did not say NAME)."""
+    tab, page = desktop, desktop.page
+    late = Counter(name for p in CORPUS_PAPERS for name in p.authors[3:])
+    author = min(late, key=lambda name: (-late[name], name))
+    theirs = [p for p in CORPUS_PAPERS if author in p.authors]
+    goto(tab, site_base + "search/?author=" + quote(author))
+    page.wait_for_function("(n) => document.querySelectorAll('.survey-result__link').length === n",
+                           arg=len(theirs))
+    lines = page.locator(".survey-result__facts").all_inner_texts()
+    assert len(lines) == len(theirs) and all(author in line for line in lines), lines
+    assert any(f"et al., including {author}" in line for line in lines), lines
+    tab.assert_clean()
+
+
 def test_a_hostile_author_name_finds_its_one_paper(
         hostile_site: tuple[str, list[tuple[str, str, str]]], desktop: Tab) -> None:
     """Whatever a name holds (`&amp;`, quotes, a backslash, markup), its link finds its paper."""
@@ -1174,7 +1190,11 @@ def test_the_home_page_searches_and_shows_what_is_new(small_base: str, desktop: 
     tab, page = desktop, desktop.page
     goto(tab, small_base)
     assert page.locator("article li.survey-entry").count() == 8  # every paper of this small site
-    assert "2 of 8 reviewed by a person" in page.locator("article p.survey-numbers").inner_text()
+    numbers = page.locator("article p.survey-numbers").inner_text()
+    assert "2 of 8 reviewed by a person" in numbers
+    # No count of topics that the Topics list below contradicts ("4 topics" above five, with Other).
+    listed = page.locator("article li.survey-topic-entry").count()
+    assert [int(n) for n in re.findall(r"(\d+) topics", numbers)] in ([], [listed])
     box = page.locator("article form.survey-home-search input[name=q]")
     box.fill("sequence parallelism")
     box.press("Enter")

@@ -13,6 +13,8 @@ import pytest
 import yaml
 from conftest import ROOT, real_papers, survey
 
+from generator.core.tex import tex_text
+
 pytestmark = [pytest.mark.slow, pytest.mark.real]
 
 SLICE = 1500  # real papers: about 5% of a daily feed gets a topic, so this gives dozens of each
@@ -68,8 +70,11 @@ def test_only_papers_the_model_may_give_a_topic_are_added_and_the_rest_are_repor
     assert all(c < GATE and len(r["confidence"]) == 5 for c, r in zip(confidences, rows, strict=True))
     # what a person triages by without opening the paper: the words that scored, the first sentence
     abstracts = {str(i["paper"]["id"]): " ".join(i["paper"]["summary"].split()) for i in items}
-    assert all(abstracts[r["id"]].startswith(r["first sentence"].removesuffix(" …")) for r in rows)
-    texts = {r["id"]: f"{r['title']} {abstracts[r['id']]}".lower() for r in rows}
+    titles = {str(i["paper"]["id"]): " ".join(i["paper"]["title"].split()) for i in items}
+    # both as a page shows them (TeX read), the words as the model read them (TeX as written)
+    assert all(tex_text(abstracts[r["id"]]).startswith(r["first sentence"].removesuffix(" …")) for r in rows)
+    assert all(r["title"] == tex_text(titles[r["id"]]) for r in rows)
+    texts = {r["id"]: f"{titles[r['id']]} {abstracts[r['id']]}".lower() for r in rows}
     assert all(r["words that scored"] and all(word in texts[r["id"]] for phrase in r["words that scored"]
                                                .split(", ") for word in phrase.split()) for r in rows)
     assert {r["best topic"] for r in rows} <= {"parallelism", "quantization", "serving", "kernels"}

@@ -191,3 +191,18 @@ def test_a_curated_listing_imports_whole_under_the_gate(tmp_path: Path) -> None:
     assert len(listing["entries"]) > 50 and {e["paper"] for e in listing["entries"]} == set(papers)
     assert any(not p["topics"] for p in papers.values())  # off-topic papers of the listing kept
     assert "left out" not in result.stdout
+
+
+def test_the_left_out_report_shows_titles_and_sentences_as_a_page_would(corpus: Path, tmp_path: Path) -> None:
+    """TeX in a feed's title or abstract reads as on a paper's page (`$\\sim$` is ~)."""
+    fish = _item("2603.00004", r"Reef Fish Counting from \emph{Underwater} Video with a Vision Transformer",
+                 r"We train a vision transformer to count $\sim$40 species of coral reef fish. It reaches "
+                 "the accuracy of expert divers on a new dataset of ten years of surveys.")
+    report = tmp_path / "left.csv"
+    result = survey("import", _feed(tmp_path / "a.json", fish), "--on-topic", "--left-out", str(report),
+                    "--corpus", str(corpus))
+    assert result.returncode == 0, result.stderr
+    row = _rows(report)["2603.00004"]
+    assert (row["title"], row["first sentence"]) == (
+        "Reef Fish Counting from Underwater Video with a Vision Transformer",
+        "We train a vision transformer to count ~40 species of coral reef fish.")

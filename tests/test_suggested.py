@@ -76,7 +76,10 @@ def test_a_paper_whose_topics_a_person_reviewed_shows_no_mark(site: Path) -> Non
 def test_a_suggested_paper_with_no_topic_says_so(site: Path) -> None:
     page = article(site, "papers/algorithms-for-caching-and-mts-with-reduced-number-of")
     assert chips(page) == [("Other suggested", True)]
-    assert "suggested no topic" in text(page.find("p", class_="survey-suggested"))
+    # No confidence is shown for Other: the note does not speak of one.
+    assert text(page.find("p", class_="survey-suggested")).startswith(
+        "Not reviewed yet: the topic model suggested none of the topics, so the paper is under Other, "
+        "and no person has checked it.")
 
 
 def test_the_hostile_paper_shows_its_text_exactly_and_nothing_of_it_runs(site: Path) -> None:

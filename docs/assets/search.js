@@ -151,10 +151,13 @@
   }
 
   // The line under the title: authors, then date and venue. With links on the search page; as
-  // text in the header's box, whose results are each one link.
-  function metaLine(entry, withLinks) {
+  // text in the header's box, whose results are each one link. `sought`: the author filter's
+  // names; one that is not among the first three is named after "et al." (a search by an author
+  // showed papers whose line did not name them).
+  function metaLine(entry, withLinks, sought) {
     var line = el("p", "survey-result__facts");
-    (entry.authors || []).forEach(function (name, i) {
+    var shown = entry.authors || [];
+    shown.forEach(function (name, i) {
       if (i) line.appendChild(document.createTextNode(", "));
       if (withLinks) {
         var a = el("a", "", name);
@@ -162,7 +165,16 @@
         line.appendChild(a);
       } else line.appendChild(document.createTextNode(name));
     });
-    var rest = (entry.more ? " et al." : "");
+    var keys = shown.map(authorKey);
+    var also = entry.more ? (sought || []).filter(function (key) { return keys.indexOf(key) < 0; }) : [];
+    if (also.length) {
+      line.appendChild(document.createTextNode(" et al., including "));
+      also.forEach(function (key, i) {
+        if (i) line.appendChild(document.createTextNode(", "));
+        line.appendChild(el("strong", "", key));
+      });
+    }
+    var rest = (entry.more && !also.length ? " et al." : "");
     [entry.date, entry.venue].forEach(function (part) {
       if (part) rest += (rest || (entry.authors || []).length ? " · " : "") + part;
     });
@@ -180,7 +192,7 @@
   // A result on the search page: the same entry as the lists' (templates/_entry.html.j2), then the
   // words the query matched (with no words, Pagefind's excerpt is the page's first words, the
   // title and authors again: left out).
-  function resultItem(data, words) {
+  function resultItem(data, words, sought) {
     var entry = entryOf(data);
     var li = el("li", "survey-result");
     var article = el("article", "survey-result__article md-typeset");
@@ -194,7 +206,7 @@
       title.appendChild(code);
     }
     article.appendChild(title);
-    if ((entry.authors || []).length || entry.date || entry.venue) article.appendChild(metaLine(entry, true));
+    if ((entry.authors || []).length || entry.date || entry.venue) article.appendChild(metaLine(entry, true, sought));
     var chips = el("p", "survey-result__chips");
     (entry.topics || []).forEach(function (topic) {
       chips.appendChild(chip(topic[1], topicWords(entry, topic), "topics/" + topic[0] + "/",
@@ -539,7 +551,7 @@
           }
           results.appendChild(el("p", "survey-search__status", status));
           var ol = el("ol", "survey-search__list");
-          items.forEach(function (d) { ol.appendChild(resultItem(d, words)); });
+          items.forEach(function (d) { ol.appendChild(resultItem(d, words, state.filters.author)); });
           results.appendChild(ol);
           if (n > shown) {
             var more = el("button", "md-button survey-search__more", "Show " + Math.min(PAGE, n - shown) + " more");

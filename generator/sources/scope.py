@@ -21,6 +21,7 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..core.tex import tex_text
 from ..corpus.export import csv_cell  # a formula-like cell quoted, as in the exports
 
 GATED_FORMATS = frozenset({"hf-json", "arxiv-atom"})  # feeds; listings and bibliographies import whole
@@ -57,8 +58,10 @@ def report_csv(left_out: list[LeftOut], corpus: str, name: str | None = None) ->
         # Three decimals, cut rather than rounded: at two, a paper at 0.078 read 0.08, the gate it
         # fell under, and rounded 0.0796 would read 0.080.
         shown = f"{math.floor(item.confidence * 1000) / 1000:.3f}"
-        writer.writerow([csv_cell(item.key), csv_cell(item.title), item.best_topic, shown,
-                         csv_cell(", ".join(item.words)), csv_cell(item.first), take])
+        # The title and sentence as the paper's page would show them (`2.5$\times$` reads 2.5×):
+        # a curator judges hundreds of rows by them.
+        writer.writerow([csv_cell(item.key), csv_cell(tex_text(item.title)), item.best_topic, shown,
+                         csv_cell(", ".join(item.words)), csv_cell(tex_text(item.first)), take])
     return out.getvalue()
 
 
