@@ -985,7 +985,7 @@ def test_a_corpus_error_shows_in_the_browser_until_it_is_fixed(
     """Under mkdocs serve (tests/test_serve_errors.py): a paper page open, its file broken, the
     open page and the home page show the file, line and problem; fixed, both pages come back."""
     from playwright.sync_api import expect
-    from test_serve_errors import MARKER, PAPER, TITLE, break_yaml
+    from test_serve_errors import MARKER, PAPER, TITLE
     from test_site import mkdocs_serve, wait_for_page
 
     project = make_project(tmp_path, make_corpus(tmp_path / "small"))
@@ -999,7 +999,8 @@ def test_a_corpus_error_shows_in_the_browser_until_it_is_fixed(
             page = context.new_page()
             page.goto(url)
             expect(page.locator("h1")).to_contain_text(TITLE)
-            original = break_yaml(paper)
+            original = paper.read_text(encoding="utf-8")
+            paper.write_text(original.replace("title: ", "title: [unclosed ", 1), encoding="utf-8")
             # The open page reloads by itself (MkDocs's live reload) and shows the error.
             problem = page.locator("pre")
             expect(page.locator("h1")).to_have_text("The site could not be built", timeout=180_000)
