@@ -203,7 +203,7 @@ def test_confidence_and_summary_are_checked(tmp_path: Path, capsys: pytest.Captu
     taxonomy.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
     assert main(["check", "--corpus", str(corpus)]) == 1
     err = capsys.readouterr().err
-    assert "taxonomy.yaml: entry quantization: field 'summary': must be non-empty text" in err
+    assert "taxonomy.yaml: entry quantization: field 'summary': is required" in err
     assert "taxonomy.yaml: entry serving: field 'summary': is 201 characters long; at most 200" in err
 
 

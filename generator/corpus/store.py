@@ -48,7 +48,6 @@ class Corpus:
         return out
 
 
-
 class CorpusCache:
     """Parsed records kept across the builds of one `mkdocs serve`, each reused while its file
     has the same inode, size and status-change time (ctime). Every change of a file's content
@@ -102,7 +101,7 @@ def _load(root: Path, collect: list[CorpusError] | None, cache: CorpusCache | No
         taxonomy = _cached(cache, taxonomy_path, partial(Taxonomy.load, taxonomy_path, shown))
     except CorpusError as exc:
         fail(exc)
-        taxonomy = Taxonomy.empty()
+        taxonomy = Taxonomy()
     corpus = Corpus(root=root, taxonomy=taxonomy)
     if os.path.islink(root / MODEL_FILE):  # read only when topics are suggested: refused here too
         fail(CorpusError(shown_path(root / MODEL_FILE), LINK))
@@ -120,9 +119,12 @@ def _load(root: Path, collect: list[CorpusError] | None, cache: CorpusCache | No
         for problem in odd:
             fail(problem)
         corpus.ignored += hidden
-        for path, record in zip(paths, _parse_all(paths, cls, folder, cache), strict=True):
-            if isinstance(record, CorpusError):
-                fail(record)
+        for path in paths:
+            try:
+                name = os.path.normpath(os.path.join(folder, path.name))
+                record = _cached(cache, path, partial(read_record, path, cls, name))
+            except CorpusError as exc:
+                fail(exc)
                 continue
             if record.slug != path.stem:
                 fail(CorpusError(shown_path(path), f"slug {record.slug!r} does not match the file name "
@@ -131,18 +133,6 @@ def _load(root: Path, collect: list[CorpusError] | None, cache: CorpusCache | No
                 continue
             target[record.slug] = record
     return corpus
-
-
-def _parse_all(paths: list[Path], cls: Any, folder: str, cache: CorpusCache | None) -> list[Any]:
-    """Each file's record, or the CorpusError it gives."""
-    def one(path: Path) -> Any:
-        try:
-            name = os.path.normpath(os.path.join(folder, path.name))
-            return _cached(cache, path, partial(read_record, path, cls, name))
-        except CorpusError as exc:
-            return exc
-
-    return [one(path) for path in paths]
 
 
 def _cached(cache: CorpusCache | None, path: Path, parse: Any) -> Any:

@@ -13,9 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import CorpusError, each_problem, raise_problems
-from ..core.text import bad_character, has_markup, shorten
+from ..core.errors import CorpusError, raise_problems
+from ..core.text import shorten
 from ..core.yamlio import load_yaml, read_text
+from .fields import Fields
 
 TOPIC_ID_RE = re.compile(r"^[a-z][a-z0-9-]*$")
 TAG_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ./+()-]*$")
@@ -85,10 +86,6 @@ class Taxonomy:
             self._weights = load_weights(path, self) if path is not None and path.exists() else {}
         return self._weights
 
-    @classmethod
-    def empty(cls) -> Taxonomy:
-        return cls()
-
     @property
     def topic_ids(self) -> list[str]:
         return [t.id for t in self.topics]
@@ -116,9 +113,8 @@ class Taxonomy:
         if not isinstance(data, dict) or set(data) - {"topics", "tags"}:
             raise CorpusError(path, "expected a mapping with 'topics' and 'tags'")
         problems: list[CorpusError] = []
-        # Each topic and tag is checked on its own, so one run reports a problem of each.
-        topics = _each(_topic, _items(data, "topics", path), path, problems)
-        tags = _each(_tag, _items(data, "tags", path), path, problems)
+        topics = _records(_topic, data, "topics", path, problems)
+        tags = _records(_tag, data, "tags", path, problems)
         seen: set[str] = set()
         for kind, items in (("topic", topics), ("tag", tags)):
             for item in items:
@@ -151,159 +147,107 @@ class Taxonomy:
         return CorpusError(self.path, f"the rules ran {over} {short}")
 
 
-def _each(parse: Any, raws: list[Any], path: str, problems: list[CorpusError]) -> list[Any]:
+FIELDS = {"topics": ("id", "name", "summary", "description", "threshold", "rules"),
+          "tags": ("id", "name", "description", "threshold", "rules")}
+
+
+def _records(parse: Any, data: dict[str, Any], key: str, path: str, problems: list[CorpusError]) -> list[Any]:
+    """The topics or the tags, each checked on its own (so one run reports a problem of each) and
+    left out if it has one."""
+    raws = data.get(key)
+    if not isinstance(raws, list):
+        raise CorpusError(path, f"'{key}' must be a list", field=key)
     out = []
     for i, raw in enumerate(raws):
+        before = len(problems)
         try:
-            out.append(parse(raw, path, i))
-        except CorpusError as exc:
-            problems.extend(each_problem(exc))
+            item = parse(Fields(raw, path, f"{key}[{i}]", FIELDS[key], problems=problems))
+        except CorpusError as exc:  # not a mapping
+            problems.append(exc)
+            continue
+        if len(problems) == before:
+            out.append(item)
     return out
 
 
-def _items(data: dict[str, Any], key: str, path: str) -> list[Any]:
-    value = data.get(key)
-    if not isinstance(value, list):
-        raise CorpusError(path, f"'{key}' must be a list", field=key)
-    return value
+def _ident(f: Fields) -> str:
+    ident = f.data.get("id")
+    if isinstance(ident, str) and TOPIC_ID_RE.match(ident) and len(ident) <= MAX_ID:
+        f.entry = ident  # names it in every later problem
+        return ident
+    f.problem("id", f"{shorten(ident)} is not an id (lower-case, digits, hyphens, at most {MAX_ID} "
+                    f"characters)")
+    return ""
 
 
-def _check_keys(raw: Any, path: str, entry: str, allowed: set[str],
-                problems: list[CorpusError] | None = None) -> dict[str, Any]:
-    """The mapping; each unknown field is a problem (noted in `problems`, or raised)."""
-    if not isinstance(raw, dict):
-        raise CorpusError(path, "expected a mapping", entry=entry)
-    found = [CorpusError(path, f"unknown field; known: {', '.join(sorted(allowed))}", entry=entry,
-                         field=str(extra)) for extra in sorted(map(str, set(raw) - allowed))]
-    if problems is None:
-        raise_problems(found)
-    else:
-        problems += found
-    return raw
+def _text(f: Fields, key: str, limit: int = MAX_NAME, required: bool = True) -> str:
+    """Plain text (names and descriptions are shown as text on every page), its white space folded."""
+    value = f.text(key, required=required, single_line=False, limit=limit, plain=True)
+    if required and value is not None and not value.strip():
+        f.problem(key, "must not be empty")
+    return " ".join((value or "").split())
 
 
-class _Found:
-    """The problems of one topic, tag or rule: each field is checked on its own."""
-
-    def __init__(self) -> None:
-        self.problems: list[CorpusError] = []
-
-    def get(self, check: Any, *args: Any, default: Any = None) -> Any:
-        try:
-            return check(*args)
-        except CorpusError as exc:
-            self.problems.extend(each_problem(exc))
-            return default
-
-
-def _ident(raw: dict[str, Any], path: str, entry: str) -> str:
-    ident = raw.get("id")
-    if not isinstance(ident, str) or not TOPIC_ID_RE.match(ident) or len(ident) > MAX_ID:
-        raise CorpusError(path, f"{shorten(ident)} is not an id (lower-case, digits, hyphens, at most "
-                                f"{MAX_ID} characters)", entry=entry, field="id")
-    return ident
-
-
-def _text(raw: dict[str, Any], key: str, path: str, entry: str, required: bool = True,
-          limit: int = MAX_NAME) -> str | None:
-    value = raw.get(key)
-    if value is None and not required:
-        return None
-    if not isinstance(value, str) or not value.strip():
-        raise CorpusError(path, "must be non-empty text", entry=entry, field=key)
-    if len(value) > limit:
-        raise CorpusError(path, f"is {len(value):,} characters long; at most {limit:,} are allowed",
-                          entry=entry, field=key)
-    bad = bad_character(value)
-    if bad:
-        raise CorpusError(path, bad, entry=entry, field=key)
-    if has_markup(value):  # names and descriptions are shown as text on every page
-        raise CorpusError(path, "contains markup (an HTML tag, comment or declaration); write it as "
-                                "plain text", entry=entry, field=key)
-    return " ".join(value.split())
-
-
-def _threshold(raw: dict[str, Any], path: str, entry: str, default: int) -> int:
-    value = raw.get("threshold", default)
+def _threshold(f: Fields, default: int) -> int:
+    value = f.data.get("threshold", default)
     if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        raise CorpusError(path, "must be a whole number of at least 1", entry=entry, field="threshold")
-    return value
+        f.problem("threshold", "must be a whole number of at least 1")
+    return value  # type: ignore[no-any-return]
 
 
-def _rules(raw: dict[str, Any], path: str, entry: str, required: bool = True) -> list[Rule]:
+def _rules(f: Fields, required: bool = True) -> list[Rule]:
     """A tag's rules are all that suggest it; a topic may have none (a curator adds a topic with
     a description, and `survey train` learns it from their decisions in `survey review`)."""
-    value = raw.get("rules", None if required else [])
+    value = f.data.get("rules", None if required else [])
     if not isinstance(value, list) or (required and not value):
-        raise CorpusError(path, f"must be a {'non-empty ' if required else ''}list of rules", entry=entry,
-                          field="rules")
-    found = _Found()
-    rules = [found.get(_rule, item, path, entry, f"rules[{i}]") for i, item in enumerate(value)]
-    raise_problems(found.problems)
+        f.problem("rules", f"must be a {'non-empty ' if required else ''}list of rules")
+        return []
+    rules = []
+    for i, item in enumerate(value):
+        try:
+            r = Fields(item, f.path, f.entry, ("name", "match", "weight", "in", "case"),
+                       prefix=f"rules[{i}].", problems=f.problems)
+        except CorpusError as exc:  # not a mapping
+            f.problems.append(exc)
+            continue
+        rules.append(_rule(r))
     return rules
 
 
-def _rule(item: Any, path: str, entry: str, where: str) -> Rule:
-    found = _Found()
-    r = _check_keys(item, path, entry, {"name", "match", "weight", "in", "case"}, found.problems)
-    pattern = r.get("match")
-    compiled = None
+def _rule(r: Fields) -> Rule:
+    pattern, compiled = r.data.get("match"), None
     if not isinstance(pattern, str) or not pattern:
-        found.problems.append(CorpusError(path, "must be a regular expression", entry=entry,
-                                          field=f"{where}.match"))
+        r.problem("match", "must be a regular expression")
     elif len(pattern) > MAX_PATTERN:
-        found.problems.append(CorpusError(path, f"is {len(pattern):,} characters long; at most "
-                                                f"{MAX_PATTERN:,} are allowed", entry=entry,
-                                          field=f"{where}.match"))
+        r.problem("match", f"is {len(pattern):,} characters long; at most {MAX_PATTERN:,} are allowed")
     else:
         try:
-            compiled = re.compile(pattern, 0 if r.get("case") is True else re.IGNORECASE)
+            compiled = re.compile(pattern, 0 if r.data.get("case") is True else re.IGNORECASE)
         except re.error as exc:
-            found.problems.append(CorpusError(path, f"bad regular expression: {exc}", entry=entry,
-                                              field=f"{where}.match"))
-    weight = r.get("weight", 1)
+            r.problem("match", f"bad regular expression: {exc}")
+    weight = r.data.get("weight", 1)
     if not isinstance(weight, int) or isinstance(weight, bool) or weight == 0:
-        found.problems.append(CorpusError(path, "must be a non-zero whole number", entry=entry,
-                                          field=f"{where}.weight"))
-    scope = r.get("in", "both")
+        r.problem("weight", "must be a non-zero whole number")
+    scope = r.data.get("in", "both")
     if scope not in WHERE:
-        found.problems.append(CorpusError(path, f"must be one of {', '.join(WHERE)}", entry=entry,
-                                          field=f"{where}.in"))
-    raise_problems(found.problems)
-    assert compiled is not None
-    return Rule(name=str(r.get("name") or pattern), pattern=compiled, weight=weight, where=scope)
+        r.problem("in", f"must be one of {', '.join(WHERE)}")
+    return Rule(name=str(r.data.get("name") or pattern), pattern=compiled or re.compile(""), weight=weight,
+                where=scope)
 
 
-def _topic(raw: Any, path: str, i: int) -> Topic:
-    entry = f"topics[{i}]"
-    found = _Found()
-    r = _check_keys(raw, path, entry, {"id", "name", "summary", "description", "threshold", "rules"},
-                    found.problems)
-    ident = found.get(_ident, r, path, entry) or entry
-    name = found.get(_text, r, "name", path, ident)
-    summary = found.get(_text, r, "summary", path, ident, True, MAX_SUMMARY)
-    description = found.get(_text, r, "description", path, ident, True, MAX_DESCRIPTION)
-    threshold = found.get(_threshold, r, path, ident, 3, default=3)
-    rules = found.get(_rules, r, path, ident, False, default=[])
-    raise_problems(found.problems)
-    return Topic(id=ident, name=name, description=description, threshold=threshold, rules=rules,
-                 summary=summary)
+def _topic(f: Fields) -> Topic:
+    ident = _ident(f)
+    return Topic(id=ident, name=_text(f, "name"), summary=_text(f, "summary", MAX_SUMMARY),
+                 description=_text(f, "description", MAX_DESCRIPTION), threshold=_threshold(f, 3),
+                 rules=_rules(f, required=False))
 
 
-def _tag(raw: Any, path: str, i: int) -> Tag:
-    entry = f"tags[{i}]"
-    found = _Found()
-    r = _check_keys(raw, path, entry, {"id", "name", "description", "threshold", "rules"}, found.problems)
-    ident = found.get(_ident, r, path, entry) or entry
-    name = found.get(_text, r, "name", path, ident)
-    if name is not None and not TAG_NAME_RE.match(name):
-        found.problems.append(CorpusError(path, "tag names use letters, digits, spaces and - / . + ( ) "
-                                                "only", entry=ident, field="name"))
-    description = found.get(_text, r, "description", path, ident, False, MAX_DESCRIPTION)
-    threshold = found.get(_threshold, r, path, ident, 1, default=1)
-    rules = found.get(_rules, r, path, ident, default=[])
-    raise_problems(found.problems)
-    return Tag(id=ident, name=name, description=description, threshold=threshold, rules=rules)
+def _tag(f: Fields) -> Tag:
+    ident, name = _ident(f), _text(f, "name")
+    if name and not TAG_NAME_RE.match(name):
+        f.problem("name", "tag names use letters, digits, spaces and - / . + ( ) only")
+    return Tag(id=ident, name=name, description=_text(f, "description", MAX_DESCRIPTION, False) or None,
+               threshold=_threshold(f, 1), rules=_rules(f))
 
 
 def load_weights(path: Path, taxonomy: Taxonomy) -> dict[str, TopicWeights]:
@@ -319,13 +263,14 @@ def weights_from_data(data: Any, shown: str, taxonomy: Taxonomy) -> dict[str, To
     for topic_id, raw in topics.items():
         if topic_id not in taxonomy.topic_ids:
             raise CorpusError(shown, "not a topic of the taxonomy", entry=str(topic_id))
-        r = _check_keys(raw, shown, str(topic_id), {"bias", "weights"})
-        table = r.get("weights")
+        r = Fields(raw, shown, str(topic_id), ("bias", "weights"))
+        r.done()
+        table = r.data.get("weights")
         if not isinstance(table, dict):
             raise CorpusError(shown, "must be a mapping of feature to number", entry=topic_id,
                               field="weights")
         out[topic_id] = TopicWeights(
-            bias=_number(r.get("bias"), shown, topic_id, "bias"),
+            bias=_number(r.data.get("bias"), shown, topic_id, "bias"),
             weights={str(k): _number(v, shown, topic_id, f"weights.{k}") for k, v in table.items()},
         )
     return out
