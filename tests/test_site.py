@@ -334,8 +334,11 @@ def test_with_a_repository_the_edit_link_opens_the_corpus_file(tmp_path: Path) -
 
 
 def test_home_page_counts(real_site: Path) -> None:
-    text = content(soup(real_site / "index.html")).get_text(" ")
-    assert "313 papers" in text and "4 listings" in text and "4 topics" in text
+    page = content(soup(real_site / "index.html"))
+    text = page.get_text(" ")
+    assert "313 papers" in text and "4 listings" in text
+    # The topics are counted by listing them: the four and Other.
+    assert len(page.select("li.survey-topic-entry")) == len(CORPUS.taxonomy.topic_ids) + 1 == 5
 
 
 HOSTILE = [
