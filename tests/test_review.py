@@ -16,7 +16,7 @@ import pytest
 import yaml
 from conftest import HOSTILE_SLUG, HOSTILE_TITLE, REVIEWED, ROOT, SUGGESTED, make_corpus, snapshot, survey
 
-from generator.classify.review import Pending, queue, review_order
+from generator.classify.review import Pending, missed_topic, queue, review_order
 from generator.cli.main import main
 from generator.core.text import printable, shown_path
 from generator.corpus.glance import glance_papers
@@ -150,6 +150,9 @@ def test_topic_finds_the_papers_the_model_may_have_missed_it_on(
     assert capsys.readouterr().err == ""
     parallelism = [line.split()[0] for line in listed(corpus, "--topic", "parallelism", capsys=capsys)]
     assert "faster-attention" not in parallelism and len(parallelism) == 3
+    counted: list[tuple[int, int]] = []  # what a terminal's counter is told: 6 of the 7 scored
+    missed_topic(glance_papers(corpus), "serving", taxonomy, lambda done, of: counted.append((done, of)))
+    assert counted == [(0, 6), (6, 6)]
 
 
 # --- exits, and corpora without a model or a waiting paper -------------------------------------

@@ -9,7 +9,7 @@ A decision sets the paper's topics, lists `topics` in its `curated` and drops th
 from __future__ import annotations
 
 import copy
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from ..core.errors import SurveyError
@@ -62,7 +62,8 @@ def queue(glances: Iterable[Glance], topic_ids: Sequence[str], topic: str | None
     return sorted(ordered, key=lambda p: rank.get(p.slug, len(rank)))  # stable: the rest as ordered
 
 
-def missed_topic(glances: Iterable[Glance], topic: str, taxonomy: Taxonomy) -> dict[str, float]:
+def missed_topic(glances: Iterable[Glance], topic: str, taxonomy: Taxonomy,
+                 progress: Callable[[int, int], None] | None = None) -> dict[str, float]:
     """The waiting papers without `topic` to which the model gives it at least REVIEW_LOW (below
     CHOOSE it did not suggest it): `survey review --topic`'s papers the model may have missed.
     A paper file keeps the confidence of its suggested topics only, so these are scored again,
@@ -82,7 +83,11 @@ def missed_topic(glances: Iterable[Glance], topic: str, taxonomy: Taxonomy) -> d
     todo = [g for g in glances if not g.reviewed and topic not in g.topics and may_have(g)]
     if not todo or not taxonomy.weights():  # without a model, nothing says how near a topic was
         return {}
+    if progress:  # seconds at thousands of papers: the terminal says what it waits for
+        progress(0, len(todo))
     briefs = suggest_all(taxonomy, [(g.title, g.abstract) for g in todo])
+    if progress:
+        progress(len(todo), len(todo))
     near = {g.slug: dict(b.scores).get(topic, 0.0) for g, b in zip(todo, briefs, strict=True)}
     return {slug: p for slug, p in near.items() if p >= REVIEW_LOW}
 

@@ -107,10 +107,12 @@ class Sitting:
             self.slugs = list(dict.fromkeys(slugs))
         else:
             from ..classify.review import missed_topic, queue
+            from ..core.progress import Progress as Counter
             from ..corpus.first import firsts
 
             ids = [t for t, _ in self.topics]
-            self.missed = missed_topic(self.glances.values(), topic, self.book.taxonomy) \
+            scoring = Counter(f"survey review: scoring the papers that may have missed {topic}")
+            self.missed = missed_topic(self.glances.values(), topic, self.book.taxonomy, scoring) \
                 if topic in ids else {}  # an unknown topic: queue() says so
             self.slugs = [p.slug for p in queue(self.glances.values(), ids, topic, firsts(root), self.missed)]
 
