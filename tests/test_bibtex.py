@@ -120,12 +120,8 @@ def test_import_of_the_real_bib_files(corpus: Path) -> None:
     assert result.stdout.splitlines()[0] == (
         f"entries read: {entries}; papers added: {abstracts}; already in the corpus: 14; "
         "possible duplicates to look at: 0")
+    # named ten at a time: test_thousands_without_an_abstract_are_counted_not_listed_and_not_written
     assert f"not imported: {entries - abstracts - 14} entries without an abstract" in result.stdout
-    no_abstract = [line for line in result.stdout.splitlines() if line.startswith("no abstract: ")]
-    assert no_abstract[-1] == f"no abstract: and {entries - abstracts - 14 - 10} more entries"
-    assert len(no_abstract) == 11
-    assert f"no abstract: {files[0]} entry Abadi.Barham.Chen.ea.2016 (line 1) 'TensorFlow: A system" \
-        in result.stdout
     after = load_corpus(corpus).papers
     assert len(after) == len(before) + abstracts
     zero = after[ZERO]

@@ -218,15 +218,6 @@ def test_tag_index_and_tag_pages_count_their_papers(real_site: Path) -> None:
         assert listed == [p.slug for p in newest_first(tagged)]
 
 
-def test_paper_tags_link_to_their_tag_page(real_site: Path) -> None:
-    paper = CORPUS.papers["qlora-efficient-finetuning-of-quantized-llms"]
-    page = soup(real_site / "papers" / paper.slug / "index.html")
-    tag_links = {a.get_text(strip=True): a["href"] for a in page.select("a.md-tag")}
-    for tag_id in paper.tags:
-        name = CORPUS.taxonomy.tag(tag_id).name
-        assert tag_links[name] == f"../../tags/{tag_id}/"
-
-
 def test_navigation_has_sections_but_no_paper(real_site: Path) -> None:
     page = soup(real_site / "index.html")
     nav = page.select_one("nav.md-nav--primary")
