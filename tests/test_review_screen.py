@@ -233,6 +233,8 @@ def test_review_slug_decides_that_paper_now_even_a_reviewed_one(corpus: Path) ->
     keys = Keys("3a" + "x")  # x: any key but u ends the sitting after its last paper
     slugs, done = sit(corpus, keys, REVIEWED[0])
     assert slugs == [REVIEWED[0]] and done.decided == 1
+    assert done.summary() == ("survey review: 1 decided, 0 rejected, 0 skipped; 0 of the papers named not "
+                              "decided")  # they are not the queue
     assert "topics reviewed by a person" in " ".join(keys.screens()[0][3:5])  # its marks are a person's
     waiting = Keys("q")
     sit(corpus, waiting, SUGGESTED[0])

@@ -69,10 +69,13 @@ class Done:
     rejected: int = 0
     skipped: int = 0
     left: int = 0
+    queue: bool = True  # the queue's papers, not those named on the command line
 
     def summary(self) -> str:
-        return (f"survey review: {self.decided} decided, {self.rejected} rejected, {self.skipped} skipped "
-                f"(they come back next time), {self.left} left in the queue")
+        done = f"survey review: {self.decided} decided, {self.rejected} rejected, {self.skipped} skipped"
+        if not self.queue:
+            return f"{done}; {self.left} of the papers named not decided"
+        return f"{done} (they come back next time), {self.left} left in the queue"
 
 
 class Session:
@@ -119,7 +122,7 @@ class Session:
     def _done(self) -> Done:
         counts = list(self.outcome.values())
         return Done(counts.count("decided"), counts.count("rejected"), counts.count("skipped"),
-                    len(self.slugs) - len(counts) + counts.count("skipped"))
+                    len(self.slugs) - len(counts) + counts.count("skipped"), self.waiting_only)
 
     def _last(self, note: str) -> bool:
         """At the end of the papers: whether the curator takes back the last decision (u)."""

@@ -31,7 +31,7 @@ def write_files(corpus: Corpus, files: Iterable[tuple[str, str | None]]) -> list
     if not changed:
         return []
     try:
-        _validate(corpus, changed)
+        validate(corpus, changed)
     except CorpusError as exc:
         raise SurveyError(f"nothing written: {exc}") from None
     commit(root, changed)
@@ -49,7 +49,9 @@ def _same(path: Path, text: str | None) -> bool:
         return False
 
 
-def _validate(corpus: Corpus, files: list[tuple[str, str | None]]) -> None:
+def validate(corpus: Corpus, files: list[tuple[str, str | None]]) -> None:
+    """Raise the first problem `survey check` would find once these files are written that it
+    does not find now (a dry run's check, and every write's)."""
     trial = with_files(corpus, files)
     removed = {name[:-5] for rel, text in files if text is None
                for folder, _, name in [rel.rpartition("/")] if folder == "papers"}

@@ -19,13 +19,11 @@ from pathlib import Path
 from ..core.errors import SurveyError
 from ..core.settings import read_settings
 from ..core.text import shown_path, squash
-from ..core.yamlio import load_yaml
-from ..corpus.check import duplicate_problems, vocabulary_problems
 from ..corpus.fields import ARXIV_ID, is_arxiv, strip_version
 from ..corpus.first import put_first
 from ..corpus.model import CURATABLE, Paper
 from ..corpus.store import load_corpus, paper_text
-from ..corpus.writes import write_files
+from ..corpus.writes import validate, write_files
 from .dedupe import Index
 from .entries import RawEntry
 from .importer import new_paper
@@ -148,19 +146,16 @@ def run_add(args: argparse.Namespace, today: str) -> int:
     path = shown_path(corpus.root / paper.file)
     Paper.from_dict(paper.to_dict(), path)  # what no YAML file could hold (a lone surrogate) is refused
     text = paper_text(paper)
-    check = Paper.from_dict(load_yaml(text, path), path)  # the schema, exactly as `check` reads it
-    corpus.papers[paper.slug] = check
-    problems = [p for p in vocabulary_problems(corpus) + duplicate_problems(corpus)
-                if p.entry == paper.slug]
-    if problems:
-        raise SurveyError(str(problems[0]))
+    files = [(paper.file, text), *rejects.files()]
+    if args.dry_run:  # checked as `survey check` will read it, as every write is
+        validate(corpus, files)
+    else:
+        write_files(corpus, files)
     for maybe in index.possible(raw.title, raw.abstract):
         print(f"review: may be the same paper as {maybe.slug} ({maybe.why})", file=sys.stderr)
     if args.dry_run:
         sys.stdout.write(text)
         return 0
-    corpus.papers.pop(paper.slug)  # validated above as part of the corpus; written as new
-    write_files(corpus, [(paper.file, text), *rejects.files()])
     print(f"wrote {path}" + (f" (back from the papers {why(gone)})" if gone is not None else ""))
     how = " (yours)" if "topics" in paper.curated else f" (suggested; see survey explain {paper.slug})"
     print(f"topics: {', '.join(paper.topics) or '(none: listed under Other)'}{how}")
