@@ -1321,3 +1321,17 @@ def test_without_script_the_search_page_links_the_lists(site_base: str, chromium
         # With scripts off Chromium refuses the head's module preload of Pagefind ("csp"): only that.
         assert all(p.endswith("pagefind/pagefind.js csp") for p in tab.problems), tab.problems
         assert tab.external == []
+
+
+def test_on_a_phone_the_listings_fit_the_screen(site_base: str, chromium: Browser) -> None:
+    """The listings page on a phone: nothing of it is past the screen's right edge (a table of
+    four columns broke each name every 8 letters and cut "Imported" off behind a scroll)."""
+    with open_tab(chromium, PHONE, is_mobile=True, has_touch=True) as tab:
+        goto(tab, site_base + "listings/")
+        past = tab.page.evaluate("""() => [...document.querySelectorAll("article *")]
+            .filter(e => e.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5)
+            .map(e => e.tagName + ": " + e.textContent.slice(0, 40))""")
+        assert past == []
+        listing = "parallel-and-distributed-ml-systems-hf-papers"
+        assert tab.page.locator(f"article a[href$='{listing}/']").is_visible()
+        tab.assert_clean()
