@@ -1335,3 +1335,20 @@ def test_on_a_phone_the_listings_fit_the_screen(site_base: str, chromium: Browse
         listing = "parallel-and-distributed-ml-systems-hf-papers"
         assert tab.page.locator(f"article a[href$='{listing}/']").is_visible()
         tab.assert_clean()
+
+
+def test_the_facets_list_their_values_by_their_count_in_the_results(site_base: str, desktop: Tab) -> None:
+    """A facet's values in the order of their counts in these results, the most first (they were
+    in the whole index's order); the years newest first."""
+    tab, page = desktop, desktop.page
+    goto(tab, site_base + "search/?q=memory")
+    facet_counts(page)
+    rows = page.eval_on_selector_all(".survey-facet__value", """labels => labels.map(label => [
+        label.querySelector("input").name, label.querySelector("input").value,
+        +label.querySelector(".survey-facet__count").textContent])""")
+    for name in {n for n, _, _ in rows} - {"year"}:
+        counts = [c for n, _, c in rows if n == name]
+        assert counts == sorted(counts, reverse=True), (name, [r for r in rows if r[0] == name])
+    years = [v for n, v, _ in rows if n == "year"]
+    assert years == sorted(years, reverse=True)
+    tab.assert_clean()

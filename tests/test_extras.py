@@ -19,6 +19,7 @@ from generator.core.text import first_sentence
 from generator.corpus.export import bibtex, bibtex_keys
 from generator.corpus.model import Paper
 from generator.corpus.store import load_corpus
+from generator.site.entries import shown_authors, shown_date
 from generator.site.related import related_papers
 
 CORPUS = load_corpus(ROOT / "corpus")
@@ -65,6 +66,13 @@ def test_paper_pages_list_related_papers(real_site: Path) -> None:
         section = page.find(id="related-papers").find_next("ul")
         hrefs = [a["href"] for a in section.find_all("a")]
         assert hrefs == [f"../{other}/" for other in related[slug]]
+        # each as the lists name a paper: its first authors and its date (the year only, before)
+        for li, other in zip(section.find_all("li"), related[slug], strict=True):
+            paper = CORPUS.papers[other]
+            names, more = shown_authors(paper)
+            said = ", ".join(names) + (" et al." if more else "")
+            assert (f" · {said}" if said else "") + (f" · {shown_date(paper.date)}" if paper.date else "") \
+                in li.get_text(), li.get_text()
 
 
 def test_feeds_parse_and_hold_the_right_entries(real_site: Path) -> None:

@@ -70,7 +70,7 @@ def test_a_paper_whose_topics_a_person_reviewed_shows_no_mark(site: Path) -> Non
     # among its related papers, the one whose topics the model suggested is marked
     related = article(site, f"papers/{REVIEWED[1]}").find("h2", id="related-papers").find_next_sibling("ul")
     assert [text(li) for li in related.find_all("li")] == [
-        f"{HOSTILE_TITLE} (2025) · Quantization (suggested 1.00)"]
+        f"{HOSTILE_TITLE} · 2 Jan 2025 · Quantization (suggested 1.00)"]
 
 
 def test_a_suggested_paper_with_no_topic_says_so(site: Path) -> None:

@@ -488,7 +488,9 @@
       facets.replaceChildren();
       FACETS.forEach(function (f) {
         var name = f[0], chosen = state.filters[name] || [];
-        var known = Object.assign({}, all[name] || {});
+        // By their count in these results (they were in the whole index's order: "Speculative
+        // decoding 28" far down the tags of a search for speculative decoding).
+        var known = Object.assign({}, all[name] || {}, counts[name] || {});
         var values = facetOrder(name, known).filter(function (v) {
           return (counts[name] || {})[v] > 0 || chosen.indexOf(v) >= 0;
         });
