@@ -215,6 +215,22 @@ def test_a_rejection_undone_or_cancelled_leaves_every_file_as_it_was(tmp_path: P
     assert kept.screens()[-2][-1] == "not rejected"
 
 
+def test_a_reason_read_with_its_enter_in_one_burst_rejects_at_once(tmp_path: Path) -> None:
+    """A paste, or keys typed faster than the screen reads them, arrive as one read: its Enter
+    ends the reason (what follows it is no key); an arrow's escape sequence is no Esc, a lone
+    Esc in a burst still keeps the paper."""
+    corpus = make_corpus(tmp_path / "c")
+    slugs = sorted(os.listdir(corpus / "papers"))[:2]
+    keys = Keys(["r", "off\x1b[D\x1bOC to", "pic\rs", "q"])
+    _, done = sit(corpus, keys, slugs[0][:-5])
+    assert done.rejected == 1
+    entry = yaml.safe_load((corpus / "rejected.yaml").read_text(encoding="utf-8"))
+    assert [e["reason"] for e in entry] == ["off topic"]
+    kept = Keys(["r", "x\x1b", "q"])
+    _, done = sit(corpus, kept, slugs[1][:-5])
+    assert done.rejected == 0 and kept.screens()[-2][-1] == "not rejected"
+
+
 def test_a_rejected_papers_slug_is_not_reviewed_and_says_how_to_bring_it_back(tmp_path: Path) -> None:
     corpus = make_corpus(tmp_path / "c")
     slug = sorted(os.listdir(corpus / "papers"))[0][:-5]
@@ -381,6 +397,10 @@ def test_the_key_reader_says_when_the_terminal_was_resized(monkeypatch: pytest.M
             assert key() == RESIZED
             os.write(master, b"a")
             assert key() == "a"
+            os.write(master, "bä".encode()[:2])  # a read that ends inside a character (a long paste)
+            assert key() == "b"
+            os.write(master, "ä".encode()[1:])
+            assert key() == "ä"
         assert signal.getsignal(signal.SIGWINCH) == signal.SIG_DFL  # as it was
     finally:
         os.close(master)

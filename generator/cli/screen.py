@@ -21,7 +21,7 @@ from ..core.errors import SurveyError
 from ..core.tex import tex_text
 from ..core.text import printable
 from ..corpus.model import Paper
-from .terminal import RESIZED, Terminal, cells, cut, wrap
+from .terminal import RESIZED, Terminal, cells, cut, typing, wrap
 
 
 class Desk(Protocol):
@@ -220,14 +220,12 @@ class Session:
                 key = self.term.key()
             except KeyboardInterrupt:
                 return None
-            if key in ("\x1b", "\x03", "\x04"):
-                return None
-            if key in ("\r", "\n"):
-                return " ".join(typed.split())
-            if key in ("\x7f", "\x08"):
-                typed = typed[:-1]
-            elif not key.startswith("\x1b"):
-                typed = (typed + "".join(c for c in key if c.isprintable()))[:300]
+            if key == RESIZED:
+                continue
+            typed, end = typing(typed, key)
+            typed = typed[:300]
+            if end:
+                return " ".join(typed.split()) if end == "\r" else None
 
     def _pages(self, lines: list[str]) -> None:
         """Lines a screen at a time: space for the next, any other key back to the paper."""

@@ -7,6 +7,7 @@ sends itself (clear, bold) go past it through `raw`.
 
 from __future__ import annotations
 
+import codecs
 import os
 import select
 import shutil
@@ -38,6 +39,7 @@ class KeyReader:
         self.saved = termios.tcgetattr(self.fd)
         tty.setcbreak(self.fd)  # keeps Ctrl-C a signal: it quits like q
         self.resized = False
+        self.decoder = codecs.getincrementaldecoder("utf-8")("replace")
         self.winch = signal.signal(signal.SIGWINCH, self._resized)
         return self.key
 
@@ -49,8 +51,12 @@ class KeyReader:
         # at a time for a key and look whether the size changed meanwhile.
         while not self.resized:
             if select.select([self.fd], [], [], 0.2)[0]:
-                data = os.read(self.fd, 32)  # an arrow key is several bytes at once: read them as one
-                return data.decode("utf-8", "replace") if data else "\x04"
+                data = os.read(self.fd, 1024)  # an arrow key is several bytes at once: read them as one
+                if not data:
+                    return "\x04"
+                # a paste longer than a read may end inside a character: its rest comes next
+                if keys := self.decoder.decode(data):
+                    return keys
         self.resized = False
         return RESIZED
 
@@ -59,6 +65,43 @@ class KeyReader:
 
         signal.signal(signal.SIGWINCH, self.winch)
         termios.tcsetattr(self.fd, termios.TCSADRAIN, self.saved)
+
+
+def typing(typed: str, keys: str) -> tuple[str, str | None]:
+    """A line being typed after one read of keys: the text so far and how the line ended, None
+    while it goes on, "\r" for Enter (the text taken) or "\x1b" for Esc, Ctrl-C or Ctrl-D (cancelled).
+
+    One read holds all that arrived together: a paste with its Enter, keys typed faster than the
+    screen reads them, or one key's escape sequence (an arrow is ESC [ D, ESC O D), so the keys
+    are read one by one: a sequence is skipped whole and only an ESC that ends the read, or is
+    followed by another ESC, is the Esc key. What follows an Enter is dropped, not kept as keys
+    of the next screen: a pasted second line must not decide the next paper."""
+    i = 0
+    while i < len(keys):
+        c = keys[i]
+        i += 1
+        if c in "\r\n":
+            return typed, "\r"
+        if c in ("\x03", "\x04") or (c == "\x1b" and keys[i:i + 1] in ("", "\x1b")):
+            return typed, "\x1b"
+        if c == "\x1b":
+            i = _sequence_end(keys, i)
+        elif c in ("\x7f", "\x08"):
+            typed = typed[:-1]
+        elif c.isprintable():
+            typed += c
+    return typed, None
+
+
+def _sequence_end(keys: str, i: int) -> int:
+    """Where the escape sequence whose ESC is just before `i` ends: CSI (ESC [, its parameters,
+    a final letter or ~), SS3 (ESC O and one key) or an Alt key (ESC and the key)."""
+    if keys[i] == "[":
+        i += 1
+        while i < len(keys) and not "@" <= keys[i] <= "~":
+            i += 1
+        return i + 1
+    return i + 2 if keys[i] == "O" else i + 1
 
 
 def _size() -> tuple[int, int]:
