@@ -1,4 +1,4 @@
-"""The survey's own settings, read from mkdocs.yml: its name, its address and its repository.
+"""The survey's own settings, read from mkdocs.yml: its name and its address.
 
 mkdocs.yml is the one place a person sets them ("Make it yours" in the README); commands that
 run without MkDocs (`survey build`, `survey add`) read them here.
@@ -10,7 +10,6 @@ import os
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import yaml
 
@@ -29,28 +28,18 @@ _Loader.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, suffix
 class SiteSettings:
     name: str = DEFAULT_NAME
     url: str = ""  # ends with "/" when set
-    repo_url: str = ""
-
-    @classmethod
-    def of(cls, config: dict[str, Any]) -> SiteSettings:
-        def text(key: str) -> str:
-            value = config.get(key)
-            return value.strip() if isinstance(value, str) else ""
-
-        url = text("site_url")
-        return cls(name=text("site_name") or DEFAULT_NAME,
-                   url=url if not url or url.endswith("/") else url + "/",
-                   repo_url=text("repo_url"))
 
 
 def read_settings(config_file: Path | str = "mkdocs.yml") -> SiteSettings:
     """The settings of this mkdocs.yml; the defaults when there is none or it does not parse."""
-    path = Path(config_file)
     try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)
+        data = yaml.load(Path(config_file).read_text(encoding="utf-8"), Loader=_Loader)
     except (OSError, yaml.YAMLError):
         return SiteSettings()
-    return SiteSettings.of(data if isinstance(data, dict) else {})
+    config = data if isinstance(data, dict) else {}
+    name, url = (config[key].strip() if isinstance(config.get(key), str) else ""
+                 for key in ("site_name", "site_url"))
+    return SiteSettings(name=name or DEFAULT_NAME, url=url if not url or url.endswith("/") else url + "/")
 
 
 def today() -> str:
