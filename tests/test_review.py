@@ -8,6 +8,7 @@ a pty, and the exit codes once in a subprocess.
 from __future__ import annotations
 
 import os
+import select
 import subprocess
 import sys
 from pathlib import Path
@@ -103,6 +104,35 @@ def test_list_into_a_closed_pipe_ends_quietly(corpus: Path) -> None:
     finally:
         os.close(write)
     assert (result.returncode, result.stderr) == (141, "")
+
+
+def test_list_on_a_terminal_fits_each_line_to_its_width_and_keeps_the_slug_whole(corpus: Path) -> None:
+    """On a terminal 80 columns wide (its own size, no COLUMNS) each line fits in 79 (a line as
+    wide as the terminal may wrap), the title cut with …; piped, lines stay whole (the test
+    above)."""
+    import fcntl
+    import struct
+    import termios
+
+    master, slave = os.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    try:
+        result = subprocess.run([sys.executable, "-m", "generator", "review", "--list", "--corpus",
+                                 str(corpus)], stdout=slave, stderr=subprocess.PIPE, cwd=ROOT, env=env,
+                                timeout=60)
+        seen = b""
+        while select.select([master], [], [], 0.5)[0]:
+            seen += os.read(master, 65536)
+    finally:
+        os.close(master)
+        os.close(slave)
+    assert result.returncode == 0
+    lines = seen.decode("utf-8").replace("\r\n", "\n").splitlines()
+    assert [line.split("  ")[0] for line in lines] == [p.slug for p in waiting(corpus)]
+    assert all(len(line) <= 79 for line in lines)
+    assert lines[0] == "accelerating-feedforward-computation-via-parallel-nonlinear  parallelism 0.98,…"
+    assert all(line.endswith("…") for line in lines)  # every title here is longer than its room
 
 
 def test_topic_narrows_the_queue_to_papers_that_have_it_or_may_have_missed_it(

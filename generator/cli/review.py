@@ -133,14 +133,24 @@ def print_queue(sitting: Sitting) -> None:
     topic it may have missed) and the title (its TeX read as a page shows it: `$\\times$` is
     ×); the count on stderr, so that a pipe reads only the papers."""
     from ..core.tex import tex_text
+    from .terminal import Terminal, cells, cut
 
+    # A line is 120-220 columns: on a terminal it wrapped and ran into the next, so there each
+    # line is cut to the width (the slug kept whole: a curator copies it); a pipe or a file gets
+    # the whole line, as a script reads it.
+    term = Terminal(key=str) if sys.stdout.isatty() else None  # its width and escaping; no key read
+    width = max(term.size()[0] - 1, 30) if term else 0  # never the last column: a terminal may wrap there
     slugs, topic = sitting.slugs, sitting.topic
     for slug in slugs:
         g = sitting.glances[slug]
         said = ", ".join(f"{t} {g.confidence[t]:.2f}" if t in g.confidence else t for t in g.topics)
         if slug in sitting.missed:
             said = (f"{said}; " if said else "") + f"may have missed {topic} ({sitting.missed[slug]:.2f})"
-        print(f"{slug}  {said or 'no topic'}  {tex_text(g.title)}")
+        rest = f"{said or 'no topic'}  {tex_text(g.title)}"
+        if term:
+            room = width - cells(slug) - 2
+            rest = cut(term.shown(rest), room) if room > 1 else ""
+        print(f"{slug}  {rest}" if rest else slug)
     print(f"survey review: {len(slugs):,} paper{'s' * (len(slugs) != 1)} wait for a person's review"
           + (f", on or near {topic}" if topic else ""), file=sys.stderr)
 
