@@ -1352,3 +1352,28 @@ def test_the_facets_list_their_values_by_their_count_in_the_results(site_base: s
     years = [v for n, v, _ in rows if n == "year"]
     assert years == sorted(years, reverse=True)
     tab.assert_clean()
+
+
+def test_a_result_shows_the_words_its_abstract_matched(site_base: str, desktop: Tab) -> None:
+    """Words of a paper's title and abstract: its result shows them in the abstract, not the title
+    and the author list again (Pagefind's excerpt starts where the page's indexed text does)."""
+    tab, page = desktop, desktop.page
+    paper = {p.slug: p for p in CORPUS_PAPERS}["zero-bubble-pipeline-parallelism"]
+    goto(tab, site_base + "search/?q=zero+bubble+pipeline")
+    link = "a[href$='/zero-bubble-pipeline-parallelism/']"
+    result = page.locator("li.survey-result", has=page.locator(link))
+    teaser = result.locator(".survey-result__teaser")
+    teaser.wait_for()
+    words = " ".join(teaser.inner_text().split()).removeprefix("… ")
+    assert words in " ".join(paper.abstract.split()), words
+    assert not any(name in words for name in paper.authors), words
+    marked = {m.lower() for m in teaser.locator("mark").all_inner_texts()}
+    assert marked and marked <= {"zero", "bubble", "bubbles", "pipeline", "pipelines"}, marked
+    # the header's box shows the same words
+    box = page.locator("[data-survey-search] input[name=q]")
+    box.fill("zero bubble pipeline")
+    quick = page.locator("#survey-quick-results li", has=page.locator(link))
+    quick_words = " ".join(quick.locator(".md-search-result__item__teaser").inner_text().split())
+    quick_words = quick_words.removeprefix("… ")
+    assert quick_words in " ".join(paper.abstract.split()), quick_words
+    tab.assert_clean()

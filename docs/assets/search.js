@@ -136,6 +136,24 @@
     return out;
   }
 
+  // The matched words of the abstract, when it has any. Pagefind's excerpt is the densest window
+  // of the page's indexed text, which starts with the title and the authors (`lead` words, in the
+  // entry), so a query matching the title showed the title and the author list again. Pagefind's
+  // locations count the words of `content` split at white space.
+  function teaserOf(data, entry) {
+    var lead = entry.lead || 0;
+    var hits = (data.locations || []).filter(function (at) { return at >= lead; });
+    if (!lead || !hits.length || !data.content) return excerpt(data.excerpt || "");
+    var words = data.content.split(/\s+/), out = document.createDocumentFragment();
+    var start = Math.max(lead, hits[0] - 5), end = Math.min(words.length, start + 24);
+    if (start > lead) out.appendChild(document.createTextNode("… "));
+    for (var i = start; i < end; i++) {
+      if (i > start) out.appendChild(document.createTextNode(" "));
+      out.appendChild(hits.indexOf(i) >= 0 ? el("mark", "", words[i]) : document.createTextNode(words[i]));
+    }
+    return out;
+  }
+
   // A paper's entry, as its page gave it to the index (the `entry` meta: generator/site/entries.py):
   // authors (the first three, and `more`), date, venue, code, topics ([id, name, confidence]),
   // `suggested` when no person reviewed them, tags ([id, name]). Hand-written pages have none.
@@ -220,7 +238,7 @@
     if (chips.childNodes.length) article.appendChild(chips);
     if (words) {
       var teaser = el("p", "survey-result__teaser");
-      teaser.appendChild(excerpt(data.excerpt || ""));
+      teaser.appendChild(teaserOf(data, entry));
       article.appendChild(teaser);
     }
     li.appendChild(article);
@@ -247,7 +265,7 @@
     }).join(", ");
     if (topics) article.appendChild(el("p", "md-search-result__item__facts", topics));
     var teaser = el("p", "md-search-result__item__teaser");
-    teaser.appendChild(excerpt(data.excerpt || ""));
+    teaser.appendChild(teaserOf(data, entry));
     article.appendChild(teaser);
     link.appendChild(article);
     li.appendChild(link);

@@ -12,6 +12,7 @@ import json
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
+from ..core.tex import tex_text
 from ..corpus.model import Paper
 
 AUTHORS_SHOWN = 3  # then "et al.", as al-folio and Google Scholar shorten a list
@@ -67,6 +68,10 @@ def search_entry(paper: Paper, topic_name: Callable[[str], str], tag_name: Calla
         if value:
             data[key] = value
     data["topics"] = [[t, topic_name(t), confidence(paper, t)] for t in paper.topics or [other]]
+    # How many words of the page's indexed text come before the abstract (the title, then the
+    # authors): search.js shows the abstract's matched words, not the title and the authors again.
+    data["lead"] = len(tex_text(paper.title).split()) + sum(len(name.split()) for name in paper.authors) \
+        + (2 if paper.et_al else 0)
     if not paper.topics_reviewed:
         data["suggested"] = True
     if paper.tags:
