@@ -251,9 +251,16 @@ def review_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture()
-def corpus(tmp_path: Path) -> Path:
-    """A copy of the committed corpus at tmp_path/corpus, for a test that changes it."""
+def corpus(tmp_path: Path, request: pytest.FixtureRequest) -> Path:
+    """A corpus at tmp_path/corpus, for a test that changes it: a copy of the committed corpus, or
+    the make_corpus variant a module names (`pytestmark = pytest.mark.corpus("review")`)."""
+    if marker := request.node.get_closest_marker("corpus"):
+        return make_corpus(tmp_path / "corpus", *marker.args)
     return shutil.copytree(ROOT / "corpus", tmp_path / "corpus")
+
+
+def paper_data(corpus: Path, slug: str) -> dict:  # type: ignore[type-arg]
+    return yaml.safe_load((corpus / "papers" / f"{slug}.yaml").read_text(encoding="utf-8"))
 
 
 @pytest.fixture(scope="session")

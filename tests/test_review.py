@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import HOSTILE_SLUG, HOSTILE_TITLE, REVIEWED, ROOT, SUGGESTED, make_corpus, snapshot, survey
+from conftest import HOSTILE_SLUG, HOSTILE_TITLE, REVIEWED, ROOT, SUGGESTED, snapshot, survey
 
 from generator.classify.review import Pending, missed_topic, queue, review_order
 from generator.cli.main import main
@@ -26,18 +26,12 @@ from generator.corpus.store import load_corpus
 WAITING = [*SUGGESTED, HOSTILE_SLUG]
 
 
-@pytest.fixture
-def corpus(tmp_path: Path) -> Path:
-    return make_corpus(tmp_path / "corpus", "review")
+pytestmark = pytest.mark.corpus("review")
 
 
 def listed(corpus: Path, *args: str, capsys: pytest.CaptureFixture[str]) -> list[str]:
     assert main(["review", "--list", "--corpus", str(corpus), *args]) == 0
     return capsys.readouterr().out.splitlines()
-
-
-def paper(corpus: Path, slug: str) -> dict:  # type: ignore[type-arg]
-    return yaml.safe_load((corpus / "papers" / f"{slug}.yaml").read_text(encoding="utf-8"))
 
 
 # --- the order --------------------------------------------------------------------------------

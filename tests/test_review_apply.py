@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import HOSTILE_SLUG, REVIEWED, make_corpus, snapshot, survey
+from conftest import HOSTILE_SLUG, REVIEWED, paper_data, snapshot, survey
 
 from generator.corpus.glance import glance_papers
 
@@ -21,13 +21,7 @@ FIRST = "accelerating-feedforward-computation-via-parallel-nonlinear"  # paralle
 GPU = "analyzing-modern-nvidia-gpu-cores"  # kernels, suggested
 
 
-@pytest.fixture
-def corpus(tmp_path: Path) -> Path:
-    return make_corpus(tmp_path / "corpus", "review")
-
-
-def paper(corpus: Path, slug: str) -> dict:  # type: ignore[type-arg]
-    return yaml.safe_load((corpus / "papers" / f"{slug}.yaml").read_text(encoding="utf-8"))
+pytestmark = pytest.mark.corpus("review")
 
 
 def apply(corpus: Path, name: str, text: str, *options: str) -> tuple[int, str, str]:
@@ -69,9 +63,10 @@ def test_an_unedited_export_decides_nothing_and_an_edited_one_only_its_edits(cor
     code, out, _ = apply(corpus, "export.csv", table(rows))
     assert code == 0
     assert out.startswith("survey review: 3 decisions applied; 3 files written\n5 rows left alone")
-    assert paper(corpus, FIRST)["topics"] == ["serving"] and "topics" in paper(corpus, FIRST)["curated"]
-    assert paper(corpus, GPU)["topics"] == ["kernels"] and "topics" in paper(corpus, GPU)["curated"]
-    assert paper(corpus, HOSTILE_SLUG)["topics"] == [] and "confidence" not in paper(corpus, HOSTILE_SLUG)
+    first, gpu, hostile = (paper_data(corpus, slug) for slug in (FIRST, GPU, HOSTILE_SLUG))
+    assert first["topics"] == ["serving"] and "topics" in first["curated"]
+    assert gpu["topics"] == ["kernels"] and "topics" in gpu["curated"]
+    assert hostile["topics"] == [] and "confidence" not in hostile
     assert not {FIRST, GPU, HOSTILE_SLUG} & waiting(corpus) and len(waiting(corpus)) == 3
     assert survey("check", "--corpus", str(corpus)).returncode == 0
 
@@ -80,9 +75,9 @@ def test_yaml_decisions_are_written_as_curated_topics(corpus: Path) -> None:
     code, out, _ = apply(corpus, "d.yaml", f"- slug: {FIRST}\n  topics: [serving, parallelism]\n"
                                            f"  reviewed: true\n- slug: {HOSTILE_SLUG}\n  topics: []\n")
     assert (code, out) == (0, "survey review: 2 decisions applied; 2 files written\n")
-    assert paper(corpus, FIRST)["topics"] == ["parallelism", "serving"]  # the taxonomy's order
-    assert "confidence" not in paper(corpus, FIRST)
-    hostile = paper(corpus, HOSTILE_SLUG)
+    assert paper_data(corpus, FIRST)["topics"] == ["parallelism", "serving"]  # the taxonomy's order
+    assert "confidence" not in paper_data(corpus, FIRST)
+    hostile = paper_data(corpus, HOSTILE_SLUG)
     assert hostile["topics"] == [] and hostile["curated"] == ["topics"]
 
 
@@ -95,7 +90,7 @@ def test_a_reviewed_paper_changes_only_with_force_and_is_named(corpus: Path) -> 
                    f"parallelism; this row makes it kernels: --force changes a reviewed paper\n"
                    f"survey review: 1 problem in d.csv: nothing applied\n")
     code, out, err = apply(corpus, "d.csv", text, "--force")
-    assert code == 0 and paper(corpus, REVIEWED[0])["topics"] == ["kernels"]
+    assert code == 0 and paper_data(corpus, REVIEWED[0])["topics"] == ["kernels"]
     assert out == (f"{REVIEWED[0]}: reviewed parallelism -> kernels\n"
                    f"survey review: 2 decisions applied (1 changing a person's review (--force)); 2 files "
                    f"written\n")
@@ -127,7 +122,7 @@ def test_reject_in_a_csv_or_yaml_file_takes_the_paper_out(corpus: Path) -> None:
                                              f"{HOSTILE_SLUG},Other\n")
     assert (code, err) == (0, "")
     assert out.startswith("survey review: 1 decision applied; 1 file written\n1 row left alone")
-    assert paper(corpus, HOSTILE_SLUG)["topics"] == [] and snapshot(corpus) != before
+    assert paper_data(corpus, HOSTILE_SLUG)["topics"] == [] and snapshot(corpus) != before
 
 
 def test_every_problem_of_the_file_is_said_in_one_run(corpus: Path) -> None:

@@ -26,6 +26,7 @@ from conftest import (
     ROOT,
     SUGGESTED,
     make_corpus,
+    paper_data,
     snapshot,
     survey,
 )
@@ -39,13 +40,7 @@ from generator.core.text import printable
 ESCAPE = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
-@pytest.fixture
-def corpus(tmp_path: Path) -> Path:
-    return make_corpus(tmp_path / "corpus", "review")
-
-
-def paper(corpus: Path, slug: str) -> dict:  # type: ignore[type-arg]
-    return yaml.safe_load((corpus / "papers" / f"{slug}.yaml").read_text(encoding="utf-8"))
+pytestmark = pytest.mark.corpus("review")
 
 
 class Keys:
@@ -82,13 +77,13 @@ def test_single_keys_mark_accept_skip_open_and_quit(corpus: Path) -> None:
     slugs, done = sit(corpus, keys)
     first, second, third = slugs[:3]
     # the first paper, marked: quantization added to what the model suggested, then accepted
-    assert paper(corpus, first)["topics"] == ["parallelism", "quantization", "serving"]
-    assert "topics" in paper(corpus, first)["curated"] and "confidence" not in paper(corpus, first)
-    assert "topics" not in paper(corpus, second).get("curated", [])  # skipped: unchanged
+    assert paper_data(corpus, first)["topics"] == ["parallelism", "quantization", "serving"]
+    assert "topics" in paper_data(corpus, first)["curated"] and "confidence" not in paper_data(corpus, first)
+    assert "topics" not in paper_data(corpus, second).get("curated", [])  # skipped: unchanged
     assert third == "analyzing-modern-nvidia-gpu-cores"  # no link: the arXiv search for its title
     link = "https://arxiv.org/search/?searchtype=title&query=Analyzing+Modern+NVIDIA+GPU+cores"
     assert keys.opened == [link]
-    assert paper(corpus, third)["topics"] == []  # kernels, its one topic, unmarked (key 4)
+    assert paper_data(corpus, third)["topics"] == []  # kernels, its one topic, unmarked (key 4)
     assert (done.decided, done.rejected, done.skipped, done.left) == (2, 0, 1, len(slugs) - 2)
     shown = "\n".join("\n".join(s) for s in keys.screens())
     assert "not a key of review ('x'); ? shows the keys" in shown
@@ -138,7 +133,7 @@ def test_every_screen_fits_the_terminal_and_keeps_header_title_authors_and_topic
 
 def test_a_long_abstract_is_cut_to_the_space_left_and_m_shows_all_of_it(corpus: Path) -> None:
     slug = "accelerating-feedforward-computation-via-parallel-nonlinear"
-    abstract = paper(corpus, slug)["abstract"]
+    abstract = paper_data(corpus, slug)["abstract"]
     keys = Keys("m" + "x" + "q")
     sit(corpus, keys, slug)
     first, whole = keys.screens()[:2]
@@ -255,7 +250,7 @@ def test_review_slug_decides_that_paper_now_even_a_reviewed_one(corpus: Path) ->
     waiting = Keys("q")
     sit(corpus, waiting, SUGGESTED[0])
     assert "topics reviewed" not in "".join(waiting.screens()[0])
-    assert "serving" in paper(corpus, REVIEWED[0])["topics"]
+    assert "serving" in paper_data(corpus, REVIEWED[0])["topics"]
 
 
 def test_corpus_text_reaches_the_terminal_as_written(corpus: Path) -> None:
@@ -279,7 +274,7 @@ def test_titles_show_their_tex_as_a_page_does(corpus: Path, capsys: pytest.Captu
 
     slug = "algorithms-for-caching-and-mts-with-reduced-number-of"
     path = corpus / "papers" / f"{slug}.yaml"
-    data = paper(corpus, slug)
+    data = paper_data(corpus, slug)
     data["title"] = TEX_TITLE
     data.pop("arxiv", None)
     data.pop("links", None)
@@ -336,7 +331,7 @@ def test_review_on_a_real_terminal_decides_with_single_keys(corpus: Path, encodi
         os.close(master)
     assert "survey review: 1 decided, 0 rejected, 0 skipped" in seen
     assert LEARN in seen  # how the model learns from the decision
-    assert "topics" in paper(corpus, first)["curated"]
+    assert "topics" in paper_data(corpus, first)["curated"]
     assert "Traceback" not in seen
     if encoding == "ascii":
         assert "·" not in seen and " - 2 of 8 papers reviewed" in seen
