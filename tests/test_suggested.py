@@ -225,7 +225,37 @@ def test_add_and_classify_write_the_confidence_of_what_they_suggest(
     capsys.readouterr()
     assert main(["classify", "--write", "--corpus", str(corpus)]) == 0
     assert "confidence:\n  parallelism: 0.62\n" in path.read_text()  # refreshed from the model
-    assert re.search(r"survey classify: [1-9]\d* file\(s\) updated", capsys.readouterr().out)
+    assert re.search(r"survey classify: files written: [1-9]", capsys.readouterr().out)
+
+
+def test_classify_write_shows_ten_of_its_changes_and_counts_them_all(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A refresh after `survey train` changes most papers (945 lines at 951): --write names ten
+    changes, as `survey classify` lists them, and counts every one."""
+    corpus = make_corpus(tmp_path / "corpus", "review")
+    for path in sorted((corpus / "papers").glob("*.yaml")):
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        reviewed = "topics" in data.get("curated", [])
+        data.update(topics=["kernels"] if reviewed else [], tags=["fp8"],
+                    curated=["topics"] if reviewed else [])
+        data.pop("confidence", None)
+        path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    capsys.readouterr()
+    assert main(["classify", "--corpus", str(corpus)]) == 0
+    differ = capsys.readouterr().out.splitlines()
+    kept = [line for line in differ if line.endswith(" (curated, kept)")]
+    topics = [line for line in differ if ": topics: " in line and line not in kept]
+    assert len(differ) > 10 and kept and topics
+    assert main(["classify", "--write", "--corpus", str(corpus)]) == 0
+    said = capsys.readouterr().out.splitlines()
+    assert said[:10] == differ[:10]
+    assert said[10:] == [
+        f"and {len(differ) - 10} more like these, counted below",
+        f"survey classify: files written: 8 (suggested topics changed on {len(topics)} papers, tags on "
+        f"{len(differ) - len(kept) - len(topics)}, the confidence alone on 0); {len(kept)} not taken where "
+        "a person set the field (curated, kept)"]
+    assert main(["classify", "--corpus", str(corpus)]) == 0
+    assert capsys.readouterr().out.splitlines() == kept  # the rest written
 
 
 def test_serve_renders_a_paper_page_again_when_only_its_confidence_changed() -> None:
