@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import shutil
 from collections import Counter
 from pathlib import Path
 
@@ -110,10 +109,9 @@ def test_the_downloads_are_the_export_and_the_statistics_page_links_them(real_si
 
 @pytest.fixture(scope="module")
 def cited_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """The real corpus plus ZeRO-Infinity's arXiv record (authors, date, id), built."""
+    """The small corpus plus ZeRO-Infinity's arXiv record (authors, date, id), built."""
     tmp_path = tmp_path_factory.mktemp("cited")
-    corpus = tmp_path / "corpus"
-    shutil.copytree(ROOT / "corpus", corpus)
+    corpus = make_corpus(tmp_path / "corpus")
     result = survey("import", str(ROOT / "tests" / "fixtures" / "arxiv_zero_infinity.xml"),
                     "--corpus", str(corpus))
     assert result.returncode == 0
