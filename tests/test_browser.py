@@ -1377,3 +1377,28 @@ def test_a_result_shows_the_words_its_abstract_matched(site_base: str, desktop: 
     quick_words = quick_words.removeprefix("… ")
     assert quick_words in " ".join(paper.abstract.split()), quick_words
     tab.assert_clean()
+
+
+# The height of a lowercase letter (x-height) in the abstract's text and in its math (an italic
+# n, as Chromium draws a one-letter <mi>), each at its own computed font and size.
+LETTER_HEIGHTS = """() => {
+  const p = document.querySelector("article h2#abstract + p");
+  const span = document.createElement("span");
+  span.className = "survey-math";
+  span.innerHTML = "<math><mi>n</mi></math>";
+  p.appendChild(span);
+  const text = getComputedStyle(p), math = getComputedStyle(span.querySelector("math"));
+  const c = document.createElement("canvas").getContext("2d");
+  c.font = text.fontSize + " " + text.fontFamily;
+  const x = c.measureText("x").actualBoundingBoxAscent;
+  c.font = math.fontSize + " " + math.fontFamily;
+  return [x, c.measureText("𝑛").actualBoundingBoxAscent];
+}"""
+
+
+def test_math_letters_stand_as_tall_as_the_text_around_them(site_base: str, desktop: Tab) -> None:
+    """An abstract's math letters within 8% of the height of its text's (they stood 15% taller)."""
+    goto(desktop, site_base + f"papers/{ZERO}/")
+    text, math = desktop.page.evaluate(LETTER_HEIGHTS)
+    assert 0.92 <= math / text <= 1.08, (text, math)
+    desktop.assert_clean()

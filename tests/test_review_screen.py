@@ -400,3 +400,15 @@ def test_the_key_reader_says_when_the_terminal_was_resized(monkeypatch: pytest.M
     finally:
         os.close(master)
         os.close(slave)
+
+
+def test_the_words_of_a_topic_are_as_the_paper_writes_them(corpus: Path) -> None:
+    """The model reads "e.g." as its word "e.g" (lowercased, without the last dot), "GPUs" as
+    "gpus": the screen shows the abbreviation whole and the word in its case, as written."""
+    from generator.classify.why import why
+    from generator.corpus.store import load_corpus
+
+    title, abstract = "Serving vision models", "We serve vision models on many GPUs (e.g., classifiers)."
+    serving = next(w for w in why(load_corpus(corpus).taxonomy, title, abstract) if w.id == "serving")
+    assert "e.g." in serving.against and "e.g" not in serving.against  # the pinned model: -0.43
+    assert "GPUs" in serving.toward and "gpus" not in serving.toward

@@ -12,10 +12,11 @@ words it matched under the topic it moved, never under the topic it was written 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ..corpus.taxonomy import Taxonomy
-from .model import TopicVerdict
+from .model import WORD, TopicVerdict
 from .rules import Scan, Verdict, evaluate
 from .suggest import suggest
 
@@ -49,19 +50,41 @@ def why(taxonomy: Taxonomy, title: str, abstract: str) -> list[Why]:
         found[f"score:{topic.id}"] = tuple(w for hit in hits if hit.points > 0 for w in hit.found)
     for tag in suggestion.tags:
         found[f"tag:{tag.id}"] = tuple(w for hit in tag.hits for w in hit.found)
+    written = {"title": _written(title), "abstract": _written(abstract)}
     out = []
     for v in suggestion.topics:
         if isinstance(v, TopicVerdict):
-            effects = [(_words_of(f, found), e) for f, e in v.contributions]
+            effects = [(_words_of(f, found, written), e) for f, e in v.contributions]
             out.append(Why(v.id, v.name, v.confidence, v.chosen, *_words(effects)))
         else:
             out.append(_from_rules(v))
     return out
 
 
-def _words_of(feature: str, found: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
+def _words_of(feature: str, found: dict[str, tuple[str, ...]], written: dict[str, dict[str, str]]
+              ) -> tuple[str, ...]:
     kind, _, rest = feature.partition(":")
-    return (rest,) if kind in ("title", "abstract") else found.get(feature, ())
+    if kind in ("title", "abstract"):  # a word, or two: each as the paper writes it
+        return (" ".join(written[kind].get(w, w) for w in rest.split(" ")),)
+    return found.get(feature, ())
+
+
+# The model's words (model.WORD) are read from the lowercased text and end before a dot, so the
+# abbreviation "e.g." is its word "e.g": a fragment to a reader. Shown, a word is as the paper
+# first writes it, its case kept and an abbreviation's last dot with it (letters a dot apart).
+_WRITTEN = re.compile(WORD.pattern, re.ASCII | re.IGNORECASE)
+_ABBREVIATION = re.compile(r"[a-z](?:\.[a-z])+")
+
+
+def _written(text: str) -> dict[str, str]:
+    """Each of the model's words of the text -> the text's first writing of it."""
+    out: dict[str, str] = {}
+    for m in _WRITTEN.finditer(text):
+        word = m.group().lower()
+        if word not in out:
+            dot = text[m.end():m.end() + 1] == "." and _ABBREVIATION.fullmatch(word)
+            out[word] = m.group() + "." if dot else m.group()
+    return out
 
 
 def _from_rules(v: Verdict) -> Why:
