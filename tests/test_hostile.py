@@ -73,16 +73,6 @@ def edit_paper(corpus: Path, old: str, new: str, slug: str = PAPER) -> None:
     path.write_text(text.replace(old, new, 1), encoding="utf-8")
 
 
-def daily_papers(tmp_path: Path, name: str, title: str, summary: str = "An abstract about GPU kernels.",
-                 authors: tuple[str, ...] = ("Ann Lee",)) -> Path:
-    """A daily-papers JSON file of one paper (json.dumps writes a lone surrogate as `\\ud800`)."""
-    path = tmp_path / name
-    item = {"paper": {"id": "2401.00001", "title": title, "summary": summary,
-                      "authors": [{"name": a} for a in authors]}}
-    path.write_text(json.dumps([item]), encoding="ascii")
-    return path
-
-
 def import_refused(tmp_path: Path, source: Path, *needles: str) -> str:
     """`survey import` of one source into a corpus copy: refused in one line, nothing changed."""
     corpus = shutil.copytree(ROOT / "corpus", tmp_path / "corpus")
@@ -295,11 +285,6 @@ def test_check_refuses_an_oversized_field_in_one_line(field: str, value: Any, co
     assert len(problems[0]) < 300
 
 
-def test_import_refuses_an_oversized_title_and_writes_nothing(tmp_path: Path) -> None:
-    source = daily_papers(tmp_path, "huge.json", "T" * 2_000_000)
-    import_refused(tmp_path, source, "field 'title': is 2,000,000 characters long; at most 1,000")
-
-
 def test_a_catastrophic_taxonomy_rule_is_stopped_and_named(corpus: Path) -> None:
     """`^(\\w+\\s?)+$` against forty words and a '!' would backtrack for hours."""
     taxonomy = corpus / "taxonomy.yaml"
@@ -329,15 +314,6 @@ def test_json_nested_100000_deep_is_one_line(shape: str, tmp_path: Path) -> None
 
 
 # --- one line where a traceback was --------------------------------------------------------------
-
-
-@pytest.mark.parametrize("where", ["title", "author"])
-def test_a_lone_surrogate_is_refused_when_read(where: str, tmp_path: Path) -> None:
-    title = "A \ud800 title" if where == "title" else "A fine title about kernels"
-    authors = ("Ann \udc00 Lee",) if where == "author" else ("Ann Lee",)
-    source = daily_papers(tmp_path, "surrogate.json", title, authors=authors)
-    field = "title" if where == "title" else "authors[0]"
-    import_refused(tmp_path, source, f"field '{field}': contains a lone surrogate")
 
 
 def test_a_lone_surrogate_on_the_command_line_is_refused(corpus: Path) -> None:
@@ -409,7 +385,8 @@ def test_no_name_leads_outside_the_corpus(case: str, corpus: Path, tmp_path: Pat
         return
     before = set(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
     if case == "listing-name":
-        source = daily_papers(tmp_path, "x.json", "A title about kernels", "An abstract about kernels.")
+        source = tmp_path / "x.json"
+        source.write_text(json.dumps([{"paper": {"title": "A kernels title", "summary": "An abstract."}}]))
         before.add(source.relative_to(tmp_path))
         result = survey("import", str(source), "--name", "../../outside", "--corpus", str(corpus))
     else:
@@ -421,9 +398,3 @@ def test_no_name_leads_outside_the_corpus(case: str, corpus: Path, tmp_path: Pat
     assert new and all(p == queue or (p.parts[0] == "corpus" and p.parent.name in ("papers", "listings"))
                        for p in new), new
     assert not outside.exists()
-
-
-@pytest.mark.parametrize("char", ["\x00", "\x1b", "\x9b"])
-def test_a_control_character_is_refused_when_read(char: str, tmp_path: Path) -> None:
-    source = daily_papers(tmp_path, "control.json", f"A {char} title")
-    import_refused(tmp_path, source, "field 'title': contains a control character")

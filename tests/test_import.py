@@ -470,6 +470,10 @@ def test_daily_papers_json_with_escapes_raw_utf8_and_emoji(tmp_path: Path) -> No
     ({"title": "Pipeline \u202eParallel"}, "title", "contains U+202E (RIGHT-TO-LEFT OVERRIDE)"),
     ({"summary": "We \u200bstudy."}, "abstract", "contains U+200B (ZERO WIDTH SPACE)"),
     ({"authors": [{"name": "Ann \u202eLee"}]}, "authors[0]", "contains U+202E (RIGHT-TO-LEFT OVERRIDE)"),
+    ({"title": "T" * 2_000_000}, "title", "is 2,000,000 characters long; at most 1,000"),
+    ({"title": "A \ud800 title"}, "title", "contains a lone surrogate"),
+    ({"authors": [{"name": "Ann \udc00 Lee"}]}, "authors[0]", "contains a lone surrogate"),
+    *(({"title": f"A {char} title"}, "title", "contains a control character") for char in "\x00\x1b\x9b"),
 ])
 def test_an_entry_check_would_refuse_is_refused_as_it_is_read(paper: dict[str, object], field: str,
                                                                problem: str) -> None:
