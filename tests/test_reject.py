@@ -24,18 +24,13 @@ def small(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return make_corpus(tmp_path_factory.mktemp("small") / "corpus")
 
 
-def copy(corpus: Path, to: Path) -> Path:
-    shutil.copytree(corpus, to)
-    return to
-
-
 def listed_in_two(corpus: Path) -> str:
     return next(slug for slug, where in sorted(load_corpus(corpus).listings_of().items()) if len(where) > 1)
 
 
 def test_a_rejected_paper_leaves_its_file_and_every_listing_and_is_recorded(
         small: Path, tmp_path: Path) -> None:
-    corpus = copy(small, tmp_path / "c")
+    corpus = shutil.copytree(small, tmp_path / "c")
     slug = listed_in_two(corpus)
     loaded = load_corpus(corpus)
     paper = loaded.papers[slug]
@@ -51,7 +46,7 @@ def test_a_rejected_paper_leaves_its_file_and_every_listing_and_is_recorded(
 
 
 def test_check_refuses_a_paper_that_is_also_rejected(small: Path, tmp_path: Path) -> None:
-    corpus = copy(small, tmp_path / "c")
+    corpus = shutil.copytree(small, tmp_path / "c")
     loaded = load_corpus(corpus)
     paper = next(p for p in loaded.sorted_papers() if p.arxiv)
     write_files(loaded, rejection_files(loaded, [(paper.slug, None)], DAY))
@@ -98,7 +93,7 @@ BAD = [
 @pytest.mark.parametrize(("text", "error"), BAD)
 def test_check_refuses_a_malformed_rejected_file_in_one_line_each(
         small: Path, tmp_path: Path, text: str, error: str) -> None:
-    corpus = copy(small, tmp_path / "c")
+    corpus = shutil.copytree(small, tmp_path / "c")
     (corpus / "rejected.yaml").write_text(text, encoding="utf-8")
     result = survey("check", "--corpus", str(corpus), cwd=corpus)
     assert result.returncode == 1 and "Traceback" not in result.stderr
@@ -106,7 +101,7 @@ def test_check_refuses_a_malformed_rejected_file_in_one_line_each(
 
 
 def test_the_rejected_file_is_no_link(small: Path, tmp_path: Path) -> None:
-    corpus = copy(small, tmp_path / "c")
+    corpus = shutil.copytree(small, tmp_path / "c")
     (corpus / "rejected.yaml").symlink_to("/etc/passwd")
     result = survey("check", "--corpus", str(corpus), cwd=corpus)
     assert result.returncode == 1
@@ -116,7 +111,7 @@ def test_the_rejected_file_is_no_link(small: Path, tmp_path: Path) -> None:
 def test_the_site_counts_rejected_papers_and_shows_none_of_them(small: Path, tmp_path: Path) -> None:
     """The generated pages (survey build: the Markdown a site is built from) hold no rejected
     paper, and the statistics page counts them; a rejected entry's text is data, never markup."""
-    corpus = copy(small, tmp_path / "c")
+    corpus = shutil.copytree(small, tmp_path / "c")
     loaded = load_corpus(corpus)
     paper = loaded.sorted_papers()[0]
     write_files(loaded, rejection_files(loaded, [(paper.slug, None)], DAY))

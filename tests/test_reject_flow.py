@@ -9,10 +9,11 @@ one back only with --force.
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import yaml
-from conftest import make_corpus, snapshot, survey
+from conftest import make_corpus, paper_data, snapshot, survey
 from test_review_screen import Keys
 
 from generator.cli.review import Sitting
@@ -92,7 +93,7 @@ def test_rejected_papers_stay_out_of_every_later_import(tmp_path: Path) -> None:
                    f"  year = {{2026}}, abstract = {{{abstract}}}}}\n", encoding="utf-8")
     for gate in ((), ("--on-topic",)):
         copy = tmp_path / f"copy{len(gate)}"
-        _copy(corpus, copy)
+        shutil.copytree(corpus, copy)
         result = survey("import", feed(tmp_path / f"other{len(gate)}.json", other), str(bib), *gate,
                         "--left-out", str(tmp_path / "left.csv"), "--corpus", str(copy))
         assert result.returncode == 0, result.stderr
@@ -107,19 +108,13 @@ def test_rejected_papers_stay_out_of_every_later_import(tmp_path: Path) -> None:
             assert not (tmp_path / "left.csv").exists()  # nothing left out: the rejected are not rows
 
 
-def _copy(corpus: Path, to: Path) -> None:
-    import shutil
-
-    shutil.copytree(corpus, to)
-
-
 def test_add_take_and_enrich_skip_a_rejected_paper_and_force_brings_it_back(tmp_path: Path) -> None:
     corpus = make_corpus(tmp_path / "corpus", "empty")
     items = [item(i) for i in range(3)]
     daily = feed(tmp_path / "daily.json", items)
     assert survey("import", daily, "--corpus", str(corpus)).returncode == 0
     slug = sorted(papers(corpus))[0]
-    data = yaml.safe_load((corpus / "papers" / f"{slug}.yaml").read_text(encoding="utf-8"))
+    data = paper_data(corpus, slug)
     (tmp_path / "d.csv").write_text(f"slug,topics\n{slug},reject\n", encoding="utf-8")
     assert survey("review", "--apply", str(tmp_path / "d.csv"), "--corpus", str(corpus)).returncode == 0
     rejected = snapshot(corpus)
