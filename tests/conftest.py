@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from bs4 import BeautifulSoup
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data"
@@ -257,6 +258,10 @@ def corpus(tmp_path: Path, request: pytest.FixtureRequest) -> Path:
     if marker := request.node.get_closest_marker("corpus"):
         return make_corpus(tmp_path / "corpus", *marker.args)
     return shutil.copytree(ROOT / "corpus", tmp_path / "corpus")
+
+
+def soup(path: Path) -> BeautifulSoup:
+    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
 
 
 def paper_data(corpus: Path, slug: str) -> dict:  # type: ignore[type-arg]

@@ -8,8 +8,7 @@ from pathlib import Path
 
 import feedparser
 import pytest
-from bs4 import BeautifulSoup
-from conftest import ROOT, SEEDS, make_corpus, make_project, mkdocs_build, survey
+from conftest import ROOT, SEEDS, make_corpus, make_project, mkdocs_build, soup, survey
 
 from generator.core.text import first_sentence
 from generator.corpus.export import bibtex, bibtex_keys
@@ -20,10 +19,6 @@ from generator.site.related import related_papers
 
 CORPUS = load_corpus(ROOT / "corpus")
 SITE_URL = "https://ml-systems-survey.github.io/survey/"
-
-
-def soup(path: Path) -> BeautifulSoup:
-    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
 
 
 def test_two_versions_of_a_paper_find_each_other_first(tmp_path: Path) -> None:

@@ -21,8 +21,7 @@ from typing import Any
 
 import pytest
 import yaml
-from bs4 import BeautifulSoup
-from conftest import ROOT, make_corpus, make_project, mkdocs_build, snapshot, survey
+from conftest import ROOT, make_corpus, make_project, mkdocs_build, snapshot, soup, survey
 
 from generator.corpus.model import Entry, Listing, Paper
 from generator.corpus.store import listing_text, paper_text
@@ -122,10 +121,6 @@ def hostile_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[
     return mkdocs_build(make_project(tmp, corpus)), papers
 
 
-def page(path: Path) -> BeautifulSoup:
-    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
-
-
 @pytest.mark.slow
 def test_listing_and_topic_names_are_shown_as_written_on_every_page(
         hostile_build: tuple[Path, list[Paper]]) -> None:
@@ -136,25 +131,25 @@ def test_listing_and_topic_names_are_shown_as_written_on_every_page(
     pages = sorted(site.rglob("*.html"))
     assert len(pages) > 20
     for path in pages:
-        nav = page(path).select_one("nav.md-nav--primary")
+        nav = soup(path).select_one("nav.md-nav--primary")
         names = [a.get_text(" ", strip=True) for a in nav.select("a.md-nav__link")]
         assert TOPIC_NAME in names and "Listings" in names, (path, names)
         assert not nav.select("script, img, b"), path
     for path in ("index.html", "listings/index.html"):
-        links = [a.get_text() for a in page(site / path).select("article a[href$='hostile/']")]
+        links = [a.get_text() for a in soup(site / path).select("article a[href$='hostile/']")]
         assert links == [LISTING_NAME], path
     for folder, name in (("listings/hostile", LISTING_NAME), ("topics/kernels", TOPIC_NAME)):
-        own = page(site / folder / "index.html")
+        own = soup(site / folder / "index.html")
         assert own.title.get_text() == f"{name} - {SITE_NAME}"
         assert own.select_one("article h1").get_text().removesuffix("¶") == name
         assert own.select_one(".md-header__topic[data-md-component=header-topic] .md-ellipsis"
                               ).get_text(strip=True) == name
-    listed = page(site / "papers" / "hostile-0" / "index.html").select_one("article")
+    listed = soup(site / "papers" / "hostile-0" / "index.html").select_one("article")
     assert LISTING_NAME in listed.get_text()
     assert urllib.parse.unquote(listed.find("a", string="Code")["href"]) == LINK  # titles, abstracts
     # and authors as written: test_site.py's test_corpus_text_is_shown_literally_whatever_the_extensions
     # the topic page's folded rule is raw HTML in the Markdown: its name is text there too
-    rule = page(site / "topics" / "kernels" / "index.html").select_one("article details.survey-boundary")
+    rule = soup(site / "topics" / "kernels" / "index.html").select_one("article details.survey-boundary")
     assert rule.summary.get_text() == f"What is in {TOPIC_NAME} and what is not"
     assert not rule.select("script, img, b")
 

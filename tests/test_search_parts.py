@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, make_corpus, make_project, mkdocs_build, plugin_option
+from conftest import ROOT, make_corpus, make_project, mkdocs_build, plugin_option, snapshot
 
 from generator.core.errors import SurveyError
 from generator.corpus.store import load_corpus
@@ -71,11 +71,6 @@ def bundle_urls(bundle: Path) -> list[str]:
     return urls
 
 
-def files_of(folder: Path) -> dict[str, bytes]:
-    return {p.relative_to(folder).as_posix(): p.read_bytes()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
-
-
 def test_the_seed_site_in_parts_has_every_page_once(real_site: Path, tmp_path: Path) -> None:
     """The built site re-indexed in parts of 100 papers: each page is in exactly one bundle,
     the newest papers and the hand-written pages in the first, in the folder a one-part site
@@ -106,7 +101,7 @@ def test_the_seed_site_in_parts_has_every_page_once(real_site: Path, tmp_path: P
         assert not [u for u in urls[0] if u.startswith("/papers/")
                     and u[1:] + "index.html" not in plan[0]]
         assert sorted(p.name for p in site.iterdir() if p.name.startswith(".")) == []
-        snapshots.append(files_of(output))
+        snapshots.append(snapshot(output))
     assert snapshots[0] == snapshots[1]
 
 
@@ -119,8 +114,8 @@ def test_the_build_indexes_in_parts_when_told(tmp_path: Path) -> None:
     site = mkdocs_build(project)
     parts = json.loads((site / OUTPUT / MANIFEST).read_text())["parts"]
     assert len(parts) >= 2 and parts == [f"part-{i}" for i in range(2, len(parts) + 2)]
-    built = files_of(site / OUTPUT)
+    built = snapshot(site / OUTPUT)
     papers = [(f"papers/{p.slug}/index.html", p.date)
               for p in load_corpus(project / "corpus").papers.values()]
     build_index(site, LIST_FOLDERS, papers, 8)
-    assert files_of(site / OUTPUT) == built
+    assert snapshot(site / OUTPUT) == built

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from conftest import make_corpus, make_project, mkdocs_build
+from conftest import make_corpus, make_project, mkdocs_build, snapshot
 from mkdocs.commands.build import build
 from mkdocs.config import load_config
 
@@ -120,10 +120,6 @@ def _tiny_site(site: Path, words: str) -> None:
             "</main></body></html>", encoding="utf-8")
 
 
-def _tree(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
-
-
 @pytest.mark.parametrize("part_size", [None, 1], ids=["one part", "in parts"])
 def test_background_index_newest_request_wins(tmp_path: Path, part_size: int | None) -> None:
     """Serve's search index: written beside the site and swapped in; a newer request cancels
@@ -156,7 +152,7 @@ def test_background_index_newest_request_wins(tmp_path: Path, part_size: int | N
 
     _tiny_site(reference, "third words")
     build_index(reference, (), papers, size)
-    assert _tree(site / "pagefind") == _tree(reference / "pagefind")
+    assert snapshot(site / "pagefind") == snapshot(reference / "pagefind")
     assert (site / "pagefind" / "survey-parts.json").read_text() == (
         '{"parts": ["part-2"]}\n' if part_size else '{"parts": []}\n')
     index.cancel()

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 import yaml
 from bs4 import BeautifulSoup
-from conftest import ROOT, make_corpus, make_project, mkdocs_build, survey
+from conftest import ROOT, make_corpus, make_project, mkdocs_build, soup, survey
 from linkcheck import check_site
 
 from generator.core.tex import tex_text
@@ -31,10 +31,6 @@ from generator.site.render import Site
 
 CORPUS = load_corpus(ROOT / "corpus")
 SITE_PATH = "/" + yaml.safe_load((ROOT / "mkdocs.yml").read_text())["site_url"].split("/", 3)[3]
-
-
-def soup(path: Path) -> BeautifulSoup:
-    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
 
 
 def content(page: BeautifulSoup) -> BeautifulSoup:
