@@ -118,12 +118,11 @@ def survey(*args: str, cwd: Path | None = None, input: str | None = None,
 
 
 def survey_process(*args: str, cwd: Path | None = None, input: str | None = None,
-                   env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+                   env: dict[str, str] | None = None, timeout: float = 600,
+                   ) -> subprocess.CompletedProcess[str]:
     """Run the real `survey` command line in a subprocess."""
-    return subprocess.run(
-        [sys.executable, "-m", "generator", *args], cwd=cwd or ROOT, input=input,
-        capture_output=True, text=True, env={**os.environ, **(env or {})}, timeout=600,
-    )
+    return subprocess.run([sys.executable, "-m", "generator", *args], cwd=cwd or ROOT, input=input,
+                          capture_output=True, text=True, env={**os.environ, **(env or {})}, timeout=timeout)
 
 
 def counted(*args: str, env: dict[str, str] | None = None,

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import ROOT, make_corpus, make_project
+from conftest import ROOT, make_corpus, make_project, survey_process
 
 from generator.cli.main import main
 
@@ -207,8 +207,7 @@ def test_the_same_pull_request_without_the_artifact_passes_ci(
 
 def test_the_real_survey_check_fails_in_one_line(origin: Path, tmp_path: Path) -> None:
     checkout = pull_request(origin, tmp_path, replaced_paper)
-    result = subprocess.run([sys.executable, "-m", "generator", "check"], cwd=checkout, capture_output=True,
-                            text=True, timeout=120)
+    result = survey_process("check", cwd=checkout)
     assert result.returncode == 1 and result.stdout == "", result.stderr
     assert result.stderr.startswith("survey check: corpus/.survey-write: ") and result.stderr.count("\n") == 1
 

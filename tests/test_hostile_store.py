@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, ROOT, loopback, real_papers, snapshot, survey
+from conftest import FIXTURES, ROOT, loopback, real_papers, snapshot, survey, survey_process
 
 SERVE = ("import sys; from pathlib import Path; from generator.corpus.check import check_corpus; "
          "from generator.corpus.store import CorpusCache\n"
@@ -26,20 +26,17 @@ SERVE = ("import sys; from pathlib import Path; from generator.corpus.check impo
          "print(*problems, sep='\\n', file=sys.stderr); sys.exit(1 if problems else 0)")
 
 
-def command(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout)
-
-
 def everywhere(corpus: Path, tmp: Path) -> dict[str, subprocess.CompletedProcess[str]]:
     """Every command that reads the corpus: check, build, serve's check (with its cache),
     import and add. A file they might read by mistake is a FIFO: reading it would hang."""
     c = str(corpus)
     return {
-        "check": command("-m", "generator", "check", "--corpus", c),
-        "build": command("-m", "generator", "build", "--out", str(tmp / "out"), "--corpus", c),
-        "serve": command("-c", SERVE, c),
-        "import": command("-m", "generator", "import", str(FIXTURES / "daily_papers.json"), "--corpus", c),
-        "add": command("-m", "generator", "add", "--title", "T", "--abstract", "A.", "--corpus", c),
+        "check": survey_process("check", "--corpus", c, timeout=60),
+        "build": survey_process("build", "--out", str(tmp / "out"), "--corpus", c, timeout=60),
+        "serve": subprocess.run([sys.executable, "-c", SERVE, c], cwd=ROOT, capture_output=True, text=True,
+                                timeout=60),
+        "import": survey_process("import", str(FIXTURES / "daily_papers.json"), "--corpus", c, timeout=60),
+        "add": survey_process("add", "--title", "T", "--abstract", "A.", "--corpus", c, timeout=60),
     }
 
 

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, counted, make_corpus, make_project, snapshot
+from conftest import ROOT, counted, make_corpus, make_project, snapshot, survey_process
 
 from generator.cli.main import main
 from generator.core.errors import SurveyError
@@ -90,10 +90,8 @@ def test_a_killed_write_is_finished_under_another_home(corpus: Path, tmp_path: P
     but itself. A machine key did: `survey check` refused the write, and removing it as told
     left the corpus half applied."""
     def survey(*args: str, home: str, fault: str = "") -> subprocess.CompletedProcess[str]:
-        env = {**os.environ, "HOME": str(tmp_path / home), "XDG_STATE_HOME": str(tmp_path / home / "state"),
-               "SURVEY_FAULT": fault}
-        return subprocess.run([sys.executable, "-m", "generator", *args, "--corpus", str(corpus)], cwd=ROOT,
-                              env=env, capture_output=True, text=True, timeout=120)
+        homes = {"HOME": str(tmp_path / home), "XDG_STATE_HOME": str(tmp_path / home / "state")}
+        return survey_process(*args, "--corpus", str(corpus), env={**homes, "SURVEY_FAULT": fault})
 
     args = ("add", "--title", "Sharded Checkpoints", "--abstract", "We shard.")
     _, steps = counted(*args, "--corpus", str(shutil.copytree(corpus, tmp_path / "counted")))
@@ -174,8 +172,7 @@ def test_a_fifo_in_place_of_a_corpus_file_never_hangs_a_write(corpus: Path, tmp_
                       encoding="utf-8")
     (corpus / "topic_model.yaml").unlink()
     os.mkfifo(corpus / "topic_model.yaml")
-    trained = subprocess.run([sys.executable, "-m", "generator", "train", "--labels", str(labels), "--corpus",
-                              str(corpus)], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    trained = survey_process("train", "--labels", str(labels), "--corpus", str(corpus), timeout=60)
     assert trained.returncode == 0, trained.stderr
     assert (corpus / "topic_model.yaml").is_file()
 
