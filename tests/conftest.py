@@ -268,6 +268,12 @@ def paper_data(corpus: Path, slug: str) -> dict:  # type: ignore[type-arg]
 
 
 @pytest.fixture(scope="session")
+def small(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The "small" corpus, shared by the session: read it, or copy it to change it."""
+    return make_corpus(tmp_path_factory.mktemp("small") / "corpus")
+
+
+@pytest.fixture(scope="session")
 def seeded_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The "seeded" corpus, shared by the session: read it, or copy it to change it."""
     return make_corpus(tmp_path_factory.mktemp("seeded") / "corpus", "seeded")

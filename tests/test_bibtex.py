@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-from bs4 import BeautifulSoup
 from conftest import (
     FIXTURES,
     ROOT,
@@ -18,6 +17,7 @@ from conftest import (
     mkdocs_build,
     real_bib_files,
     snapshot,
+    soup,
     survey,
     unfill,
 )
@@ -174,8 +174,7 @@ def test_bibtex_papers_build_a_strict_site(tmp_path: Path) -> None:
     site = mkdocs_build(make_project(tmp_path, corpus))
     papers = {p.title: p for p in load_corpus(corpus).papers.values()}
     kernels = papers["GPU Kernels for &-Free Sparse Attention: 2–4$\\times$ Faster"]
-    page = BeautifulSoup((site / "papers" / kernels.slug / "index.html").read_text(encoding="utf-8"),
-                         "html.parser")
+    page = soup(site / "papers" / kernels.slug / "index.html")
     article = page.select_one("article.md-content__inner")
     for permalink in article.select("a.headerlink"):
         permalink.decompose()

@@ -10,18 +10,13 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import make_corpus, survey
+from conftest import survey
 
 from generator.classify.review import rejection_files
 from generator.corpus.store import load_corpus
 from generator.corpus.writes import write_files
 
 DAY = "2026-11-28"
-
-
-@pytest.fixture(scope="module")
-def small(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return make_corpus(tmp_path_factory.mktemp("small") / "corpus")
 
 
 def listed_in_two(corpus: Path) -> str:

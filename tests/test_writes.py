@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import ROOT, counted, make_corpus, snapshot, survey
+from conftest import ROOT, counted, snapshot, survey
 
 from generator.core.errors import SurveyError
 from generator.corpus.store import load_corpus
@@ -61,11 +61,6 @@ def copy(corpus: Path, to: Path) -> Path:
     shutil.rmtree(to, ignore_errors=True)
     shutil.copytree(corpus, to)
     return to
-
-
-@pytest.fixture(scope="module")
-def small(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return make_corpus(tmp_path_factory.mktemp("small") / "corpus")
 
 
 MERGED = 3  # papers of the small corpus the feed also holds: their files change
