@@ -392,9 +392,8 @@ def test_same_abstract_under_two_arxiv_ids_stays_two_papers(tmp_path: Path) -> N
 
 
 def test_a_possible_duplicate_is_named_once_with_the_paper_added_and_what_to_do(tmp_path: Path) -> None:
-    """Usability review C13: a line naming two plainly different papers could not be dismissed.
-    It needs no dismissing: the import that adds the paper names it (and the slug it was added
-    as, for `survey review SLUG`), a later import of the same entries finds the paper itself."""
+    """A line naming two plainly different papers needs no dismissing: the import that adds the
+    paper names it (and its slug, for `survey review SLUG`), a later import finds the paper itself."""
     corpus = make_corpus(tmp_path / "corpus", "empty")
     first = _hf_paper("2507.02592", "WebSailor: Navigating Reasoning", ABSTRACT.format("agents"), ["A B"])
     second = _hf_paper("2509.13305", "WebSailor-V2: Bridging the Chasm", ABSTRACT.format("agents"), ["A B"])

@@ -61,8 +61,7 @@ def test_any_other_file_is_replaced(here: Path, capsys: pytest.CaptureFixture[st
 
 def test_export_into_the_corpus_or_through_a_hard_link_to_it_is_refused(
         here: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """A hard link made in the working folder wrote the export into corpus/taxonomy.yaml
-    (audit P23)."""
+    """Nor through a hard link made in the working folder to corpus/taxonomy.yaml."""
     err = refused(capsys, here, "export", "-o", "corpus/papers/rewrite-the-stars.yaml")
     assert "inside the corpus folder corpus: write an export elsewhere" in err
     os.link("corpus/taxonomy.yaml", "hard.csv")

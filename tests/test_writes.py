@@ -71,7 +71,7 @@ def feed(small: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A daily-papers feed of nine new papers and three of the small corpus (an arXiv id,
     authors and a date they lack): an import adds ten files (a listing too) and changes three.
     The guarantee does not depend on how many files a write holds, only that it holds new
-    files and changed ones, so a dozen prove what 300 real papers did (issue 30)."""
+    files and changed ones."""
     corpus = load_corpus(small)
     known = [p for p in corpus.sorted_papers() if not p.arxiv and not p.authors][:MERGED]
     assert len(known) == MERGED
