@@ -47,8 +47,7 @@ def test_any_text_round_trips(text: str) -> None:
 
 
 def _broken_corpus(tmp_path: Path) -> Path:
-    corpus = tmp_path / "corpus"
-    shutil.copytree(ROOT / "corpus", corpus)
+    corpus = shutil.copytree(ROOT / "corpus", tmp_path / "corpus")
     papers = corpus / "papers"
     (papers / "2bp-2-stage-backpropagation.yaml").write_text(
         "slug: 2bp-2-stage-backpropagation\ntitle: 'unclosed\nabstract: x\n")
