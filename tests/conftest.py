@@ -3,6 +3,7 @@ from __future__ import annotations
 import contextlib
 import http.server
 import io
+import json
 import os
 import shutil
 import subprocess
@@ -265,6 +266,18 @@ def soup(path: Path) -> BeautifulSoup:
 
 def paper_data(corpus: Path, slug: str) -> dict:  # type: ignore[type-arg]
     return yaml.safe_load((corpus / "papers" / f"{slug}.yaml").read_text(encoding="utf-8"))
+
+
+def hf_item(arxiv: str | None, title: str, summary: str, authors: Sequence[str] = ("Alice Smith",),
+            published: str = "2026-03-02T00:00:00.000Z") -> dict:  # type: ignore[type-arg]
+    """One paper of a Hugging Face daily-papers file (its `id` only where given)."""
+    return {"paper": {**({"id": arxiv} if arxiv else {}), "title": title, "summary": summary,
+                      "authors": [{"name": a} for a in authors], "publishedAt": published}}
+
+
+def hf_feed(path: Path, *items: dict) -> str:  # type: ignore[type-arg]
+    path.write_text(json.dumps(items), encoding="utf-8")
+    return str(path)
 
 
 @pytest.fixture(scope="session")

@@ -39,9 +39,9 @@ def test_table_leaves_out_columns_no_row_has():
 
 
 def test_a_measured_command_reports_its_own_peak_memory():
-    """A child of a large process used to report that process's peak (Linux keeps it across
-    fork and exec); through the launcher it reports its own. Compared only with what this
-    test touches and with this process's own peak, never with figures of a machine."""
+    """A child of a large process reports that process's peak (Linux keeps it across fork and
+    exec); through the launcher it reports its own. Compared only with what this test touches
+    and with this process's own peak, never with figures of a machine."""
     import os
     import resource
     import subprocess
@@ -61,7 +61,7 @@ def test_a_measured_command_reports_its_own_peak_memory():
     assert Measured([sys.executable, "-c", "raise SystemExit(3)"]).wait()[0] == 3
     proc = subprocess.Popen(small)
     _, _, usage = os.wait4(proc.pid, 0)
-    assert usage.ru_maxrss / 1024 >= own_mb  # what the benchmark measured before: this peak
+    assert usage.ru_maxrss / 1024 >= own_mb  # what a plain wait4 reports: this peak
     del ballast
 
 

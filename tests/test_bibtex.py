@@ -192,8 +192,7 @@ def test_bibtex_papers_build_a_strict_site(tmp_path: Path) -> None:
 def test_the_real_bib_files_match_seed_papers_by_their_titles_alone_for_review(corpus: Path) -> None:
     """The seed papers have no authors or date, and a bibliography's entries no abstract: each
     match is on the title alone, which any entry can carry, so nothing is written and each is for
-    a person (issue 36). The committed corpus's 11 BibTeX fills are such matches, written before
-    and checked by a person: each is among them."""
+    a person. The committed corpus's 11 BibTeX fills, checked by a person, are among them."""
     files = real_bib_files()
     unfill(corpus, "BibTeX bibliography ")
     before = snapshot(corpus)
@@ -212,7 +211,7 @@ def test_the_real_bib_files_match_seed_papers_by_their_titles_alone_for_review(c
 
 def test_the_list_of_seed_papers_lacking_metadata_is_current() -> None:
     """tests/data/seed-papers-lacking-metadata.txt lists every committed paper still lacking an
-    arXiv id, authors or a date, and what it lacks: 285 of 313 after issue 26."""
+    arXiv id, authors or a date, and what it lacks."""
     listed = [line for line in (ROOT / "tests" / "data" / "seed-papers-lacking-metadata.txt")
               .read_text(encoding="utf-8").splitlines() if not line.startswith("#")]
     papers = load_corpus(ROOT / "corpus").sorted_papers()
@@ -345,7 +344,7 @@ def test_odd_but_valid_bibtex_is_read(tmp_path: Path) -> None:
 
 
 def test_thousands_without_an_abstract_are_counted_not_listed_and_not_written(tmp_path: Path) -> None:
-    """5,000 entries gave 5,000 `no abstract:` lines after the summary (audit P27)."""
+    """Entries without an abstract are one summary line, not one line each."""
     bib = tmp_path / "refs.bib"
     bib.write_text("".join(f"@misc{{k{i}, title = {{Paper Number {i}}}, year = 2020}}\n" for i in range(300)))
     corpus = make_corpus(tmp_path / "c", "empty")

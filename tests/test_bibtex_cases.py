@@ -106,7 +106,7 @@ def test_crossref_gives_the_fields_an_entry_lacks() -> None:
 
 
 def test_a_bibliography_after_long_comments_is_read_as_bibtex() -> None:
-    """BibTeX reads only its @-entries: 8 KB of comments first was "unknown format"."""
+    """BibTeX reads only its @-entries: 8 KB of comments first still make a bibliography."""
     entries, _ = read("% " + "a comment line of the file's header\n% " * 300 + "\n" + GOOD)
     assert [e.key for e in entries] == ["good"]
 
@@ -201,8 +201,7 @@ def test_what_no_paper_can_bear_is_not_read_from_an_entry() -> None:
 def test_two_entries_alike_but_for_their_titles_are_two_papers_for_review(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A bibliography's entries under two titles are two works to its author: abstracts a word
-    apart made them one paper, the second title an alternate one, without a word (audit
-    2026-11-28, B6)."""
+    apart do not make them one paper without a person."""
     abstract = ("We route every request of a serving system through a cache of evil links, and show "
                 "that its latency falls by half on {} real traces.")
     bib = tmp_path / "near.bib"

@@ -244,7 +244,7 @@ def test_a_start_tag_is_read_as_html_parser_reads_it() -> None:
 def test_pages_no_browser_saves_are_refused_in_one_line(page: str, error: str) -> None:
     """Each open paragraph holds the text of those inside it: 30,000 nested paragraphs would hold
     their text 15,000 times over; open elements past a browser's depth; what html.parser itself
-    raises on (AssertionError, ValueError: tracebacks before); a tag's attributes, which
+    raises on (AssertionError, ValueError); a tag's attributes, which
     html.parser lists whole (a 4 MB page of one tag took 713 MB)."""
     result, held = peak(lambda: parse_source(page.encode(), "x.html"))
     assert isinstance(result, SourceError) and str(result) == error, result
@@ -278,8 +278,7 @@ def test_markup_left_open_is_parsed_once_not_once_an_opening(unit: str, method: 
      "x: the page's embedded PaperContent data is JSON with a number of more than 4,300 digits"),
 ], ids=["daily-papers JSON", "a saved page's embedded data"])
 def test_a_number_python_will_not_read_is_one_line(data: bytes, error: str) -> None:
-    """Python's JSON reader raises ValueError on an integer of more than 4,300 digits (a
-    traceback before)."""
+    """Python's JSON reader raises ValueError on an integer of more than 4,300 digits: one line."""
     with pytest.raises(SourceError) as refused:
         parse_source(data, "x")
     assert str(refused.value) == error
@@ -288,9 +287,8 @@ def test_a_number_python_will_not_read_is_one_line(data: bytes, error: str) -> N
 @pytest.mark.parametrize(("name", "row"), [("d.yaml", "- {slug: a, topics: [x, y, z, w, v]}\n"),
                                            ("d.csv", "a,x\n")])
 def test_a_decisions_file_is_read_a_decision_at_a_time(name: str, row: str, tmp_path: Path) -> None:
-    """4 MiB of decisions, every one wrong: each is checked as it is read, and reading stops
-    after the first 100 problems, which are said (built whole, a 16 MiB file took 2.0 GB, YAML,
-    and 1.1 GB, CSV, before the first was checked)."""
+    """4 MiB of decisions, every one wrong: each is checked as it is read (built whole, 16 MiB
+    took 2.0 GB), and reading stops after the first 100 problems, which are said."""
     from generator.classify.decisions import SHOWN_PROBLEMS, read_plan
     from generator.corpus.store import load_corpus
 

@@ -648,8 +648,7 @@ def test_an_author_name_opens_every_paper_of_that_author(site_base: str, desktop
 
 
 def test_a_search_by_an_author_names_them_in_every_result(site_base: str, desktop: Tab) -> None:
-    """An entry names the first three authors; a search by the fourth names them too, after
-    "et al." (the results of ?author=NAME did not say NAME)."""
+    """An entry names the first three authors; a search by the fourth names them too, after "et al."."""
     tab, page = desktop, desktop.page
     late = Counter(name for p in CORPUS_PAPERS for name in p.authors[3:])
     author = min(late, key=lambda name: (-late[name], name))
@@ -777,9 +776,7 @@ def test_the_parts_count_as_one_index_and_newest_first_runs_across_them(
             shown = page.locator(".survey-result__link").count()
             page.locator(".survey-search__more").click()
             # More shown, and by the search over every part: "Show more" searches the parts
-            # again, and a view drawn before they answer ("so far") has no button yet. (It
-            # failed once in CI: the re-run's first view counted part 1 as the whole index, no
-            # "so far", no button; search.js now counts the parts it knows of as waiting.)
+            # again, and a view drawn before they answer ("so far") has no button yet.
             page.wait_for_function("""(n) => document.querySelectorAll('.survey-result__link').length > n
                 && !/so far/.test(document.querySelector('.survey-search__status').textContent)""", arg=shown)
         hrefs = page.eval_on_selector_all(".survey-result__link", "links => links.map(a => a.pathname)")
@@ -802,7 +799,7 @@ def test_a_topic_in_parts_links_them_and_old_entry_links_land(site_base: str, de
     page.locator(".survey-pager a", has_text=re.compile(r"^1$")).first.click()
     on_part(tab, site_base, "topics/other/", "Other", 1)
     assert page.locator(f"article li > a[href='{first_here}']").count() == 0
-    # a link from before the split: entry 150 now lives on the listing's second page
+    # a link to the listing's entry 150, which is on its second page
     listing = "listings/parallel-and-distributed-ml-systems-hf-papers/"
     goto(tab, site_base + listing + "#entry-150")
     page.wait_for_url(re.compile(re.escape(listing) + "2/#entry-150$"))
@@ -936,11 +933,6 @@ AXE_PAGES = {"home": "", "topic": "topics/serving/", "paper": f"papers/{ZERO}/",
              "listing": "listings/parallel-and-distributed-ml-systems-hf-papers/",
              "paper-actions": "papers/pipeoffload-improving-scalability-of-pipeline-parallelism-with/"}
 SERIOUS = {"serious", "critical"}
-# (rule id, axe's selector of the node): violations in Material's own markup that neither our
-# templates nor our stylesheet can fix (an accessible name cannot come from CSS). Each says why.
-# None at present: docs/assets/survey.js names the search dialog (aria-dialog-name), and
-# mkdocs.yml leaves out navigation.instant.progress, whose progress bar had no name.
-THEME_ALLOWED: set[tuple[str, str]] = set()
 
 
 def serious_violations(page: Page) -> list[str]:
@@ -952,10 +944,9 @@ def serious_violations(page: Page) -> list[str]:
             continue
         for node in violation["nodes"]:
             where = " ".join(str(t) for t in node["target"])
-            if (violation["id"], where) not in THEME_ALLOWED:
-                summary = " ".join(node.get("failureSummary", "").split())
-                found.append(f"{violation['id']} ({violation['impact']}) at {where}: "
-                             f"{node['html'][:160]} -- {summary}")
+            summary = " ".join(node.get("failureSummary", "").split())
+            found.append(f"{violation['id']} ({violation['impact']}) at {where}: "
+                         f"{node['html'][:160]} -- {summary}")
     return found
 
 
@@ -1269,8 +1260,8 @@ CHART_TEXT = """() => {
 @pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
 def test_the_chart_s_words_are_readable_on_a_phone(site_base: str, chromium: Browser,
                                                     viewport: dict[str, int]) -> None:
-    """The chart is drawn to the page's width; its words stay at least 11 px on screen (they
-    were 7 px on a phone), inside the chart, none over another."""
+    """The chart is drawn to the page's width; its words stay at least 11 px on screen, inside
+    the chart, none over another."""
     with open_tab(chromium, viewport) as tab:
         for path in ("statistics/", "topics/parallelism/"):
             goto(tab, site_base + path)
@@ -1338,8 +1329,8 @@ def test_on_a_phone_the_listings_fit_the_screen(site_base: str, chromium: Browse
 
 
 def test_the_facets_list_their_values_by_their_count_in_the_results(site_base: str, desktop: Tab) -> None:
-    """A facet's values in the order of their counts in these results, the most first (they were
-    in the whole index's order); the years newest first."""
+    """A facet's values in the order of their counts in these results (not the whole index's),
+    the most first; the years newest first."""
     tab, page = desktop, desktop.page
     goto(tab, site_base + "search/?q=memory")
     facet_counts(page)

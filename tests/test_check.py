@@ -47,8 +47,7 @@ def test_any_text_round_trips(text: str) -> None:
 
 
 def _broken_corpus(tmp_path: Path) -> Path:
-    corpus = tmp_path / "corpus"
-    shutil.copytree(ROOT / "corpus", corpus)
+    corpus = shutil.copytree(ROOT / "corpus", tmp_path / "corpus")
     papers = corpus / "papers"
     (papers / "2bp-2-stage-backpropagation.yaml").write_text(
         "slug: 2bp-2-stage-backpropagation\ntitle: 'unclosed\nabstract: x\n")
@@ -130,10 +129,9 @@ PLAUSIBLE = {"tomorrow": f"date: '{TOMORROW}'", "old-style": "arxiv: cs/0701001"
 
 
 def test_what_check_accepts_is_plausible(tmp_path: Path) -> None:
-    """The patterns alone took any script's digits (\\d: an arXiv link to nowhere), a day the
-    calendar lacks, a day to come (9999-12-31 pinned a paper first in every newest-first list and
-    the feed), a month arXiv never had; a link whose host is not the one it shows; a bidi control
-    in a title (only names refused them)."""
+    """Refused: any script's digits (\\d would take them: an arXiv link to nowhere), a day the
+    calendar lacks, a day to come (9999-12-31 would be first in every newest-first list and the
+    feed), a month arXiv never had; a link whose host is not the one it shows; a bidi control in a title."""
     corpus = make_corpus(tmp_path / "corpus", "empty")
     (corpus / "papers").mkdir()
     for slug, line in [*((s, line) for s, (line, _) in IMPLAUSIBLE.items()), *PLAUSIBLE.items()]:
@@ -199,8 +197,8 @@ def test_slugs_are_stable_ascii_and_unique() -> None:
 
 
 def test_a_newcomer_s_slips_are_named_with_their_fix(tmp_path: Path) -> None:
-    """The usability trial's three hand-written slips: a title with ': ' gets the parser's words
-    alone; an unknown field named no entry; a copy's title was reported on the older file."""
+    """Three hand-written slips, each named in its own file: a title with ': ' (quote it), an
+    unknown field, a copy of a paper (on the copy, not on the paper it copies)."""
     corpus = make_corpus(tmp_path / "corpus")
     papers = corpus / "papers"
     (papers / "a-copy.yaml").write_text(

@@ -75,8 +75,7 @@ def test_a_merge_gives_a_code_link_but_never_over_curated_links(tmp_path: Path) 
 
 
 def test_every_committed_paper_whose_abstract_names_a_repository_links_it() -> None:
-    """62 of the 313 seed abstracts name a repository; each paper links one (61 linked by the
-    migration of issue 34, one had a link of its own)."""
+    """62 of the 313 seed abstracts name a repository; each paper links one."""
     papers = load_corpus(ROOT / "corpus").sorted_papers()
     named = [p for p in papers if repository_url(p.abstract)]
     assert len(named) == 62

@@ -94,7 +94,7 @@ def apis() -> Iterator[Apis]:
 def corpus_copy(tmp_path: Path, name: str = "corpus") -> Path:
     target = tmp_path / name
     shutil.copytree(ROOT / "corpus", target)
-    unfill(target, "BibTeX bibliography ", PAPERS)  # as these papers were before issue 26
+    unfill(target, "BibTeX bibliography ", PAPERS)  # these papers without their BibTeX fills
     gptq = target / "papers" / f"{GPTQ}.yaml"  # a curator decided GPTQ's authors: never filled
     gptq.write_text(gptq.read_text().replace("curated:\n", "curated:\n- authors\n"))
     return target
@@ -221,7 +221,7 @@ def bare(title: str, **fields: object) -> Paper:
 
 
 @pytest.mark.parametrize(("paper", "record", "verdict"), [
-    # issue 31: a title match alone filled another paper's id, authors and date, unflagged
+    # a title match alone is checked against what else the two give
     ({"authors": ["Ann Lee"]}, {"authors": ["Bo Li"], "date": "2020"}, ("review", "no author in common")),
     ({"date": "2012"}, {"date": "2020"}, ("review", "its year is 2020, the paper's 2012")),
     ({"arxiv": "2001.00001"}, {"arxiv": "2001.00002"}, ("review", "its arXiv id is 2001.00002")),
@@ -241,9 +241,8 @@ BIB = "BibTeX bibliography wrong.bib"
 
 
 def test_a_match_on_the_title_alone_writes_nothing_and_is_for_review(tmp_path: Path) -> None:
-    """Any `.bib` entry may carry a paper's title with another's id, authors and link: with
-    nothing else to compare (the paper has no authors or date, the entry no abstract), it was
-    written, listed only as a fill to check (audit 2026-11-28, P28)."""
+    """Any `.bib` entry may carry a paper's title with another's id, authors and link: with nothing
+    else to compare (the paper has no authors or date, the entry no abstract), a person decides."""
     corpus = make_corpus(tmp_path / "corpus", "empty")
     (corpus / "papers").mkdir()
     for slug, title, extra in (("deep-learning", "Deep Learning", ""), ("deep-nets", "Deep Nets", ""),
@@ -307,9 +306,9 @@ def test_committed_corpus_holds_what_the_real_file_gives(seeded_corpus: Path, tm
         return any(e.source.startswith("HF daily papers JSON") for e in paper.enriched)
 
     mine = {s: (p.arxiv, p.authors, p.date, p.links) for s, p in CORPUS.papers.items() if daily(p)}
-    # One code link differs by the order it came in: the committed paper had the file's (enriched
-    # before issue 34), a fresh import takes the repository its abstract names, which enrich then
-    # leaves (it fills only what is empty). The same repository under its older name.
+    # One code link differs by the order it came in: the committed paper has the file's, a fresh
+    # import takes the repository its abstract names, which enrich then leaves (it fills only what
+    # is empty). The same repository under its older name.
     pipe = "pipeoffload-improving-scalability-of-pipeline-parallelism-with"
     assert mine[pipe][3] == {"code": "https://github.com/sail-sg/zero-bubble"}
     assert fresh[pipe].links == {"code": "https://github.com/sail-sg/zero-bubble-pipeline-parallelism"}

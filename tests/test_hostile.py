@@ -302,7 +302,7 @@ def test_json_nested_100000_deep_is_one_line(shape: str, tmp_path: Path) -> None
     import_refused(tmp_path, source, "nested too deeply")
 
 
-# --- one line where a traceback was --------------------------------------------------------------
+# --- one line, no traceback ----------------------------------------------------------------------
 
 
 def test_a_lone_surrogate_on_the_command_line_is_refused(corpus: Path) -> None:
@@ -325,7 +325,7 @@ def test_every_problem_of_a_file_is_reported_in_one_run(corpus: Path) -> None:
     assert all(f"{PAPER}.yaml: entry {PAPER}: " in p for p in problems)
 
 
-# --- what held before this suite, kept -----------------------------------------------------------
+# --- nothing reaches out: files, code, paths -----------------------------------------------------
 
 ATOM_HEAD = '<feed xmlns="http://www.w3.org/2005/Atom" xmlns:xi="http://www.w3.org/2001/XInclude">'
 

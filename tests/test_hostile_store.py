@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, ROOT, loopback, real_papers, snapshot, survey, survey_process
+from conftest import FIXTURES, ROOT, counted, loopback, real_papers, snapshot, survey, survey_process
 
 SERVE = ("import sys; from pathlib import Path; from generator.corpus.check import check_corpus; "
          "from generator.corpus.store import CorpusCache\n"
@@ -165,11 +165,11 @@ def test_a_full_disk_is_one_line_and_nothing_changes(tmp_path: Path) -> None:
     assert snapshot(after) == snapshot(ROOT / "corpus")
 
 
-def test_a_disk_that_fills_at_the_commit_is_one_line_and_nothing_changes(corpus: Path) -> None:
+def test_a_disk_full_at_the_commit_is_one_line_and_nothing_changes(corpus: Path, tmp_path: Path) -> None:
     before = snapshot(corpus)
-    # the lock, the staging folder, the paper: the manifest is what finds the disk full
-    result = survey("add", "--title", "T", "--abstract", "A.", "--corpus", str(corpus),
-                    env={"SURVEY_FAULT": "enospc-after=3"})
+    add = ("add", "--title", "T", "--abstract", "A.", "--corpus")
+    at = counted(*add, str(shutil.copytree(corpus, tmp_path / "c")))[1].index("manifest.part")
+    result = survey(*add, str(corpus), env={"SURVEY_FAULT": f"enospc-after={at}"})  # writing the manifest
     assert result.returncode == 1
     assert result.stderr == (f"survey add: cannot write to {shown(corpus)}: No space left on device; "
                              f"nothing in {shown(corpus)} changed\n")

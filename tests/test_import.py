@@ -13,6 +13,8 @@ from conftest import (
     FIXTURES,
     SEED_NAMES,
     SEEDS,
+    hf_feed,
+    hf_item,
     make_corpus,
     make_project,
     mkdocs_build,
@@ -341,21 +343,6 @@ def test_json_item_without_summary_is_named(tmp_path: Path) -> None:
     assert "#2 'TinyRoute" in result.stderr and "paper.summary" in result.stderr
 
 
-def _daily_papers(tmp_path: Path, *papers: dict[str, object]) -> Path:
-    path = tmp_path / "daily.json"
-    path.write_text(json.dumps([{"paper": p} for p in papers]), encoding="utf-8")
-    return path
-
-
-def _hf_paper(arxiv: str | None, title: str, summary: str, authors: list[str],
-              published: str = "2025-07-03T17:59:41.000Z") -> dict[str, object]:
-    paper: dict[str, object] = {"title": title, "summary": summary, "publishedAt": published,
-                                "authors": [{"name": a, "hidden": False} for a in authors]}
-    if arxiv:
-        paper["id"] = arxiv
-    return paper
-
-
 ABSTRACT = ("We study how to schedule {} across accelerators and show that a simple greedy policy\n"
             "matches an exact solver on every workload we measured while running much faster.")
 
@@ -364,7 +351,7 @@ def test_latex_of_arxiv_texts_is_kept_as_the_source_gave_it(tmp_path: Path) -> N
     """The corpus keeps a text as the source gave it (issue 34); where it is shown, core/tex.py
     reads it (tests/test_tex.py)."""
     corpus = make_corpus(tmp_path / "corpus", "empty")
-    source = _daily_papers(tmp_path, _hf_paper(
+    source = hf_feed(tmp_path / "daily.json", hf_item(
         "2507.00002", "Prefill \\& Decode for\n  Pok\\'eChamp at \\$60",
         "Gains of 12.3\\% with \\textbf{fast} kernels (\\\"Ust\\\"un et al.); the model\\'s cost\n"
         "is $O(n^2)$ and \\ours\\ keeps \\(W_1\\) as written. Code: \\url{https://example.org/x}.",
@@ -380,11 +367,11 @@ def test_latex_of_arxiv_texts_is_kept_as_the_source_gave_it(tmp_path: Path) -> N
 
 def test_same_abstract_under_two_arxiv_ids_stays_two_papers(tmp_path: Path) -> None:
     corpus = make_corpus(tmp_path / "corpus", "empty")
-    source = _daily_papers(
-        tmp_path,
-        _hf_paper("2507.02592", "WebSailor: Navigating Reasoning", ABSTRACT.format("agents"), ["A B"]),
-        _hf_paper("2509.13305", "WebSailor-V2: Bridging the Chasm", ABSTRACT.format("agents"), ["A B"]))
-    result = survey("import", str(source), "--corpus", str(corpus))
+    source = hf_feed(
+        tmp_path / "daily.json",
+        hf_item("2507.02592", "WebSailor: Navigating Reasoning", ABSTRACT.format("agents"), ["A B"]),
+        hf_item("2509.13305", "WebSailor-V2: Bridging the Chasm", ABSTRACT.format("agents"), ["A B"]))
+    result = survey("import", source, "--corpus", str(corpus))
     assert "papers added: 2; already in the corpus: 0" in result.stdout, result.stdout
     assert "may be the same paper as websailor-navigating-reasoning (abstracts share 100%" in result.stdout
     assert {p.arxiv for p in load_corpus(corpus).papers.values()} == {"2507.02592", "2509.13305"}
@@ -392,20 +379,20 @@ def test_same_abstract_under_two_arxiv_ids_stays_two_papers(tmp_path: Path) -> N
 
 
 def test_a_possible_duplicate_is_named_once_with_the_paper_added_and_what_to_do(tmp_path: Path) -> None:
-    """Usability review C13: a line naming two plainly different papers could not be dismissed.
-    It needs no dismissing: the import that adds the paper names it (and the slug it was added
-    as, for `survey review SLUG`), a later import of the same entries finds the paper itself."""
+    """A line naming two plainly different papers needs no dismissing: the import that adds the
+    paper names it (and its slug, for `survey review SLUG`), a later import finds the paper itself."""
     corpus = make_corpus(tmp_path / "corpus", "empty")
-    first = _hf_paper("2507.02592", "WebSailor: Navigating Reasoning", ABSTRACT.format("agents"), ["A B"])
-    second = _hf_paper("2509.13305", "WebSailor-V2: Bridging the Chasm", ABSTRACT.format("agents"), ["A B"])
-    result = survey("import", str(_daily_papers(tmp_path, first, second)), "--corpus", str(corpus))
+    first = hf_item("2507.02592", "WebSailor: Navigating Reasoning", ABSTRACT.format("agents"), ["A B"])
+    second = hf_item("2509.13305", "WebSailor-V2: Bridging the Chasm", ABSTRACT.format("agents"), ["A B"])
+    result = survey("import", hf_feed(tmp_path / "daily.json", first, second), "--corpus", str(corpus))
     (line,) = [line for line in result.stdout.splitlines() if "may be the same paper" in line]
     assert line.endswith(": may be the same paper as websailor-navigating-reasoning (abstracts share 100% of "
                          "their wording); added as websailor-v2-bridging-the-chasm")
     assert ("review: a possible duplicate is named by the import that adds it, not again: if it is the same "
             "paper, `survey review SLUG` then r rejects the one added") in result.stdout
     (tmp_path / "later").mkdir()
-    again = survey("import", str(_daily_papers(tmp_path / "later", second, first)), "--corpus", str(corpus))
+    again = survey("import", hf_feed(tmp_path / "later" / "daily.json", second, first), "--corpus",
+                   str(corpus))
     assert "possible duplicates to look at: 0" in again.stdout and "may be" not in again.stdout, again.stdout
     assert "a possible duplicate" not in again.stdout
 
@@ -416,14 +403,14 @@ def test_odd_shapes_of_daily_papers_import_into_a_valid_corpus(tmp_path: Path) -
     what is not."""
     corpus = make_corpus(tmp_path / "corpus", "empty")
     many = [f"Author {i}" for i in range(700)]
-    source = _daily_papers(
-        tmp_path,
-        _hf_paper(None, "A Paper\n  Without an Id", ABSTRACT.format("layers"), [], published="2025-13-45"),
-        _hf_paper("2507.00003v2", "Seven Hundred Authors", "A model report written by a very large\n"
-                  "team, listing every one of its members in the order they joined.", many,
-                  published="not a date"),
-        _hf_paper("2507.00001", "Two Authors Called Chen Li", "Two co-authors of this paper share a "
-                  "name, as in 45 real papers.", ["Chen Li", "Ada Wong", "Chen Li"]),
+    source = hf_feed(
+        tmp_path / "daily.json",
+        hf_item(None, "A Paper\n  Without an Id", ABSTRACT.format("layers"), [], published="2025-13-45"),
+        hf_item("2507.00003v2", "Seven Hundred Authors", "A model report written by a very large\n"
+                "team, listing every one of its members in the order they joined.", many,
+                published="not a date"),
+        hf_item("2507.00001", "Two Authors Called Chen Li", "Two co-authors of this paper share a "
+                "name, as in 45 real papers.", ["Chen Li", "Ada Wong", "Chen Li"]),
     )
     result = survey("import", str(source), "--corpus", str(corpus))
     assert result.returncode == 0, result.stderr
@@ -444,11 +431,10 @@ def test_odd_shapes_of_daily_papers_import_into_a_valid_corpus(tmp_path: Path) -
 def test_daily_papers_json_with_escapes_raw_utf8_and_emoji(tmp_path: Path) -> None:
     """`\\u00dc` escapes, raw UTF-8 and characters beyond the BMP, in one file, read alike."""
     corpus = make_corpus(tmp_path / "corpus", "empty")
-    escaped = json.dumps([{"paper": _hf_paper("2507.00011", "Üstün’s Tokenizer 🚀",
-                                              ABSTRACT.format("tokens"), ["Ahmet Üstün"])}])
-    raw = json.dumps([{"paper": _hf_paper("2507.00012", "Ωmega Kernels 🧪", ABSTRACT.format("fp8 GEMMs")
-                                          .replace("simple", "plain"), ["Łukasz Kaiser"])}],
-                     ensure_ascii=False)
+    escaped = json.dumps([hf_item("2507.00011", "Üstün’s Tokenizer 🚀", ABSTRACT.format("tokens"),
+                                  ["Ahmet Üstün"])])
+    raw = json.dumps([hf_item("2507.00012", "Ωmega Kernels 🧪", ABSTRACT.format("fp8 GEMMs")
+                              .replace("simple", "plain"), ["Łukasz Kaiser"])], ensure_ascii=False)
     source = tmp_path / "mixed.json"
     source.write_bytes((escaped[:-1] + ", " + raw[1:]).encode("utf-8"))
     result = survey("import", str(source), "--corpus", str(corpus))

@@ -52,7 +52,7 @@ def test_md_text_is_the_plain_rule_for_every_character():
 
 
 def test_compact_html_is_the_plain_substitution_for_every_reference():
-    def plain(match: re.Match[str]) -> str:  # what compact_html did with a function per reference
+    def plain(match: re.Match[str]) -> str:  # a function per reference
         code = int(match.group(1), 16)
         return match.group(0) if code in _KEEP or code < 32 else chr(code)
 

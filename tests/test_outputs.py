@@ -4,28 +4,22 @@ name (a hard link), or an input of the command; any other file there they replac
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import make_corpus, snapshot
+from conftest import hf_feed, make_corpus, snapshot
+from test_scope_cases import TEXTILES
 
 from generator.cli.main import main
-
-FEED = [{"paper": {"id": "2603.00011", "title": "Dating Medieval Textile Ledgers with a Language Model",
-                   "summary": "We fine-tune a language model to date medieval textile trade ledgers from "
-                              "Flanders and Italy; it places 80% of the ledgers within a decade of the "
-                              "archivists.",
-                   "authors": [{"name": "Alice Smith"}], "publishedAt": "2026-03-02T00:00:00.000Z"}}]
 
 
 @pytest.fixture()
 def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A folder with a small corpus, a feed whose one paper is off topic, and a README."""
     make_corpus(tmp_path / "corpus", "papers", ["rewrite-the-stars"])
-    (tmp_path / "feed.json").write_text(json.dumps(FEED), encoding="utf-8")
+    hf_feed(tmp_path / "feed.json", TEXTILES)
     (tmp_path / "README.md").write_text("# My notes\n", encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     yield tmp_path
@@ -61,8 +55,7 @@ def test_any_other_file_is_replaced(here: Path, capsys: pytest.CaptureFixture[st
 
 def test_export_into_the_corpus_or_through_a_hard_link_to_it_is_refused(
         here: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """A hard link made in the working folder wrote the export into corpus/taxonomy.yaml
-    (audit P23)."""
+    """Nor through a hard link made in the working folder to corpus/taxonomy.yaml."""
     err = refused(capsys, here, "export", "-o", "corpus/papers/rewrite-the-stars.yaml")
     assert "inside the corpus folder corpus: write an export elsewhere" in err
     os.link("corpus/taxonomy.yaml", "hard.csv")

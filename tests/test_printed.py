@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, make_corpus, survey, survey_process
+from conftest import ROOT, hf_item, make_corpus, survey, survey_process
 
 from generator.core.text import printable
 
@@ -25,8 +25,7 @@ def _files() -> dict[str, tuple[str, bytes]]:
     """Each input kind, holding BAD in a name, key, slug or title: (file name, bytes)."""
     bib = (f"@article{{{BAD}, title = {{Pipeline Parallel Escape Key}}, author = {{Rae, C{BAD}}}, "
            f"year = {{2024}}, abstract = {{{ABSTRACT}}}, url = {{javascript:1}}}}\n")
-    daily = [{"paper": {"id": f"2401.0000{BAD}", "title": TITLE, "summary": ABSTRACT,
-                        "authors": [{"name": f"Ann {BAD}"}], "publishedAt": "2024-01-02T00:00:00.000Z"}}]
+    daily = [hf_item(f"2401.0000{BAD}", TITLE, ABSTRACT, [f"Ann {BAD}"])]
     atom = ('<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><entry>'
             f'<id>http://arxiv.org/abs/{BAD}</id><title>{TITLE}</title><summary>{ABSTRACT}</summary>'
             '</entry></feed>')

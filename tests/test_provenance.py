@@ -9,8 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from bs4 import BeautifulSoup
-from conftest import FIXTURES, ROOT, make_corpus, make_project, mkdocs_build, survey
+from conftest import FIXTURES, ROOT, make_corpus, make_project, mkdocs_build, soup, survey
 
 from generator.corpus.model import is_date
 from generator.corpus.store import load_corpus
@@ -73,11 +72,11 @@ def test_a_feed_import_records_the_feed_where_a_reader_sees_the_paper(tmp_path: 
 
     site = mkdocs_build(make_project(tmp_path, corpus))
     slug = listing.entries[0].paper
-    page = BeautifulSoup((site / "papers" / slug / "index.html").read_text(), "html.parser")
+    page = soup(site / "papers" / slug / "index.html")
     listed = page.find(id="listed-in").find_next("ul").get_text(" ", strip=True)
     assert listed == "arXiv feed mlsys-2025 , entry 1 of 2, imported 2026-11-28"
     assert "added directly" not in page.get_text()
-    text = BeautifulSoup((site / "listings" / listing.slug / "index.html").read_text(), "html.parser")
+    text = soup(site / "listings" / listing.slug / "index.html")
     body = text.select_one("article").get_text(" ", strip=True)
     assert "arXiv API response (Atom), imported 2026-11-28, from https://example.org/feeds/mlsys.atom" in body
     assert "ML systems papers of 2025" in body and feed.name not in body

@@ -46,9 +46,8 @@ def test_real_feed_imports_into_a_corpus_that_checks_and_builds(real_file: Path,
     assert len(seeded) >= 19
     assert all(p.authors and p.date for p in seeded)
 
-    # Then, at once (none writes what another reads; 2 cores do two at a time): `survey check`,
-    # the same import again on a copy (it must write nothing), and the strict build. One after the
-    # other, the test took 292 s of CI's 12 minutes; so, 244 s.
+    # Then, at once (none writes what another reads; 2 cores do two at a time; 244 s, not 292):
+    # `survey check`, the same import again on a copy (it must write nothing), and the strict build.
     files = snapshot(corpus)
     copy = tmp_path / "again" / "corpus"
     shutil.copytree(corpus, copy)

@@ -87,8 +87,7 @@ def test_an_interrupted_write_is_finished(corpus: Path, monkeypatch: pytest.Monk
 def test_a_killed_write_is_finished_under_another_home(corpus: Path, tmp_path: Path) -> None:
     """Killed after its commit as one user (HOME, XDG_STATE_HOME), finished by the next command
     run as another, or with sudo, in a container, on another machine: the journal needs nothing
-    but itself. A machine key did: `survey check` refused the write, and removing it as told
-    left the corpus half applied."""
+    but itself."""
     def survey(*args: str, home: str, fault: str = "") -> subprocess.CompletedProcess[str]:
         homes = {"HOME": str(tmp_path / home), "XDG_STATE_HOME": str(tmp_path / home / "state")}
         return survey_process(*args, "--corpus", str(corpus), env={**homes, "SURVEY_FAULT": fault})
@@ -107,8 +106,7 @@ def test_whoever_may_write_the_corpus_may_finish_its_interrupted_write(
         corpus: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """What a write leaves (its folders, staged files, manifest) and the lock file take the
     corpus folder's permissions, whatever the writer's umask: another user of a group that
-    shares the corpus may read the staged copies, rename them into place and remove the rest.
-    Under umask 077 they were the writer's alone."""
+    shares the corpus may read the staged copies, rename them into place and remove the rest."""
     corpus.chmod(0o775)
     previous = os.umask(0o077)
     try:
@@ -125,8 +123,8 @@ def test_whoever_may_write_the_corpus_may_finish_its_interrupted_write(
 
 def test_a_staged_copy_that_fails_its_hash_is_never_applied(corpus: Path, monkeypatch: pytest.MonkeyPatch,
                                                              capsys: pytest.CaptureFixture[str]) -> None:
-    """Not even when the target already holds the hash: the recovery took either as proof and
-    then moved the staged copy, whatever it held, over the right file."""
+    """Not even when the target already holds the hash: the staged copy, whatever it holds, is
+    never moved over the right file."""
     interrupt(corpus, monkeypatch)
     (corpus / NEW).write_text(NEW_TEXT, encoding="utf-8")
     (corpus / ".survey-write" / "files" / NEW).write_text("garbage: [not, what]\n", encoding="utf-8")
@@ -155,7 +153,7 @@ def test_a_half_applied_write_that_cannot_be_finished_is_never_called_removable(
 
 
 def test_a_failed_write_removes_no_staging_folder_it_did_not_make(corpus: Path) -> None:
-    """Its rollback removed .survey-write/ whoever had made it, on EEXIST too."""
+    """Its rollback removes only what it made: not another's .survey-write/ (EEXIST)."""
     theirs = corpus / ".survey-write" / "files" / "papers" / "theirs.yaml"
     theirs.parent.mkdir(parents=True)
     theirs.write_text(NEW_TEXT, encoding="utf-8")
@@ -307,8 +305,7 @@ def test_a_file_system_without_locks_is_one_line(corpus: Path, monkeypatch: pyte
 
 
 def test_without_flock_nothing_is_written_unlocked(corpus: Path) -> None:
-    """As on Windows: no lock, so no write (there was a branch that wrote unlocked there, and
-    removed another writer's staging)."""
+    """As on Windows: no lock, so no write (and no other writer's staging removed)."""
     script = ("import sys; sys.modules['fcntl'] = None\nfrom generator.cli.main import main\n"
               "sys.exit(main(sys.argv[1:]))")
     result = subprocess.run([sys.executable, "-c", script, "add", "--title", "T", "--abstract", "A.",
@@ -345,9 +342,8 @@ def test_a_reader_waits_for_a_writer_and_reads_the_corpus_after_it(corpus: Path,
 
 
 def test_a_waiting_writer_is_not_starved_by_readers_that_keep_coming(corpus: Path) -> None:
-    """Two readers whose shared locks overlap, each taking it again as soon as it lets go: there
-    was never a moment without a reader, so a writer waited in vain (audit L1). New readers now
-    queue behind a waiting writer."""
+    """Two readers whose shared locks overlap, each taking it again as soon as it lets go: never
+    a moment without a reader. New readers queue behind a waiting writer."""
     loop = ("import sys, time; from generator.corpus.lock import CorpusLock\nprint('reading', flush=True)\n"
             "while True:\n    with CorpusLock(sys.argv[1], wait=60, shared=True):\n        time.sleep(0.4)")
     readers = []

@@ -8,12 +8,11 @@ one back only with --force.
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
 import yaml
-from conftest import make_corpus, paper_data, snapshot, survey
+from conftest import hf_feed, hf_item, make_corpus, paper_data, snapshot, survey
 from test_review_screen import Keys
 
 from generator.cli.review import Sitting
@@ -41,15 +40,9 @@ EXTRA = ["Scheduling follows the arrival order of jobs in a shared cluster.",
 
 def item(i: int, arxiv: str | None = None, title: str | None = None) -> dict:  # type: ignore[type-arg]
     t, s = TOPICS[i % 2]
-    return {"paper": {"id": arxiv or f"2604.{i:05d}", "title": title or t.format(name=NAMES[i]),
-                      "summary": s.format(name=NAMES[i], n=i + 2, extra=EXTRA[i]),
-                      "authors": [{"name": f"Author {i}"}],
-                      "publishedAt": f"2026-04-{i + 1:02d}T00:00:00.000Z"}}
-
-
-def feed(path: Path, items: list[dict]) -> str:  # type: ignore[type-arg]
-    path.write_text(json.dumps(items), encoding="utf-8")
-    return str(path)
+    return hf_item(arxiv or f"2604.{i:05d}", title or t.format(name=NAMES[i]),
+                   s.format(name=NAMES[i], n=i + 2, extra=EXTRA[i]), [f"Author {i}"],
+                   f"2026-04-{i + 1:02d}T00:00:00.000Z")
 
 
 def papers(corpus: Path) -> set[str]:
@@ -59,7 +52,7 @@ def papers(corpus: Path) -> set[str]:
 def test_rejected_papers_stay_out_of_every_later_import(tmp_path: Path) -> None:
     corpus = make_corpus(tmp_path / "corpus", "empty")
     items = [item(i) for i in range(8)]
-    first = feed(tmp_path / "daily.json", items)
+    first = hf_feed(tmp_path / "daily.json", *items)
     assert survey("import", first, "--corpus", str(corpus)).returncode == 0
     slugs = sorted(papers(corpus))
     assert len(slugs) == 8
@@ -94,7 +87,7 @@ def test_rejected_papers_stay_out_of_every_later_import(tmp_path: Path) -> None:
     for gate in ((), ("--on-topic",)):
         copy = tmp_path / f"copy{len(gate)}"
         shutil.copytree(corpus, copy)
-        result = survey("import", feed(tmp_path / f"other{len(gate)}.json", other), str(bib), *gate,
+        result = survey("import", hf_feed(tmp_path / f"other{len(gate)}.json", *other), str(bib), *gate,
                         "--left-out", str(tmp_path / "left.csv"), "--corpus", str(copy))
         assert result.returncode == 0, result.stderr
         assert "rejected earlier: 4 papers, skipped (corpus/rejected.yaml)" in result.stdout
@@ -111,7 +104,7 @@ def test_rejected_papers_stay_out_of_every_later_import(tmp_path: Path) -> None:
 def test_add_take_and_enrich_skip_a_rejected_paper_and_force_brings_it_back(tmp_path: Path) -> None:
     corpus = make_corpus(tmp_path / "corpus", "empty")
     items = [item(i) for i in range(3)]
-    daily = feed(tmp_path / "daily.json", items)
+    daily = hf_feed(tmp_path / "daily.json", *items)
     assert survey("import", daily, "--corpus", str(corpus)).returncode == 0
     slug = sorted(papers(corpus))[0]
     data = paper_data(corpus, slug)

@@ -99,7 +99,7 @@ def _every_score(papers: list[Paper], k: int = 5, min_score: float = 0.05) -> di
 
 
 def _plain_vectors(docs: list[Counter[str]], vocab: dict[str, int], idf: np.ndarray) -> sparse.csr_matrix:
-    """The vectors one term at a time, as they were made before the C-level maps."""
+    """The vectors one term at a time, the plain way (_vectors maps them in C)."""
     rows, cols, weights = [], [], []
     for i, doc in enumerate(docs):
         for term, tf in doc.items():

@@ -49,7 +49,7 @@ def table(rows: list[dict[str, str]]) -> str:
 
 
 def test_an_unedited_export_decides_nothing_and_an_edited_one_only_its_edits(corpus: Path) -> None:
-    """C1 of the usability review: the export applied as it was made every paper reviewed."""
+    """An export applied as it is marks no paper reviewed."""
     rows = export(corpus)
     before = snapshot(corpus)
     code, out, _ = apply(corpus, "export.csv", table(rows))

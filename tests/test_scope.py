@@ -89,8 +89,7 @@ def test_only_papers_the_model_may_give_a_topic_are_added_and_the_rest_are_repor
 
 def test_possible_duplicates_are_named_only_between_papers_the_corpus_keeps(gated) -> None:
     """A paper the gate leaves out is no duplicate to review, and neither is a line naming one as
-    the paper a new one may duplicate (on the real feed: 78 such lines, 2 of them true to the
-    corpus, before the gate dropped them)."""
+    the paper a new one may duplicate (on the real feed: 78 such lines, 2 of them true)."""
     corpus, _, _, out = gated
     papers = _papers(corpus)
     lines = [line for line in out.splitlines() if ": may be the same paper as " in line]

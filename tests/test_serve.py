@@ -184,8 +184,7 @@ def test_exports_with_a_memo_are_the_same_text() -> None:
 
 def test_the_serve_cache_sees_a_changed_file_whose_mtime_and_size_were_kept(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """`cp -p`, `rsync -t` and `tar x` restore a file's mtime: the cache keyed on (mtime, size)
-    kept the old title of a paper edited so (audit L4)."""
+    """`cp -p`, `rsync -t` and `tar x` restore a file's mtime: the cache still sees the edit."""
     corpus = make_corpus(tmp_path / "corpus", "papers", ["rewrite-the-stars"])
     monkeypatch.setattr(CorpusCache, "RACY_NS", 0)  # the file was made just now: cache it all the same
     cache = CorpusCache()

@@ -11,7 +11,6 @@ add the points before the write.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -23,7 +22,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import ROOT, counted, snapshot, survey
+from conftest import ROOT, counted, hf_feed, hf_item, snapshot, survey
 
 from generator.core.errors import SurveyError
 from generator.corpus.store import load_corpus
@@ -71,23 +70,17 @@ def feed(small: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A daily-papers feed of nine new papers and three of the small corpus (an arXiv id,
     authors and a date they lack): an import adds ten files (a listing too) and changes three.
     The guarantee does not depend on how many files a write holds, only that it holds new
-    files and changed ones, so a dozen prove what 300 real papers did (issue 30)."""
+    files and changed ones."""
     corpus = load_corpus(small)
     known = [p for p in corpus.sorted_papers() if not p.arxiv and not p.authors][:MERGED]
     assert len(known) == MERGED
-    items = [{"paper": {"id": f"2401.{i:05d}", "title": p.title, "summary": p.abstract,
-                        "authors": [{"name": f"Author {i}"}],
-                        "publishedAt": f"2024-01-0{i + 1}T00:00:00.000Z"}}
+    items = [hf_item(f"2401.{i:05d}", p.title, p.abstract, [f"Author {i}"], f"2024-01-0{i + 1}T00:00:00.000Z")
              for i, p in enumerate(known)]
-    for i in range(9):
-        items.append({"paper": {
-            "id": f"2402.{i:05d}", "title": f"Pipeline-Parallel Training Schedule Number {i}",
-            "summary": f"We split the layers of a model over {i + 2} GPUs as pipeline stages and "
-                       f"schedule micro-batches so that the bubble shrinks by {10 + i}%.",
-            "authors": [{"name": f"Writer {i}"}], "publishedAt": f"2024-02-0{i + 1}T00:00:00.000Z"}})
-    path = tmp_path_factory.mktemp("feed") / "daily-papers.json"
-    path.write_text(json.dumps(items), encoding="utf-8")
-    return path
+    items += [hf_item(f"2402.{i:05d}", f"Pipeline-Parallel Training Schedule Number {i}",
+                      f"We split the layers of a model over {i + 2} GPUs as pipeline stages and "
+                      f"schedule micro-batches so that the bubble shrinks by {10 + i}%.", [f"Writer {i}"],
+                      f"2024-02-0{i + 1}T00:00:00.000Z") for i in range(9)]
+    return Path(hf_feed(tmp_path_factory.mktemp("feed") / "daily-papers.json", *items))
 
 
 def points(steps: list[str]) -> list[int]:

@@ -85,7 +85,7 @@ def tree_digest(folders: Iterable[str]) -> str:
 
 class ThemeCode(jinja2.BytecodeCache):
     """The theme's compiled templates, kept across the rebuilds of one serve: MkDocs makes a new
-    Jinja environment for every build, which compiled the theme's templates again (0.1 to
+    Jinja environment for every build, which would compile the theme's templates again (0.1 to
     0.15 s of a rebuild at 10,000 papers). Jinja reuses a template's code while its source has
     the same checksum; `Incremental.start` forgets them all when what every page shows changed
     (mkdocs.yml, the theme override), which may change the environment they were compiled in."""

@@ -1,7 +1,7 @@
 """What the browser shows under `mkdocs serve` while the corpus or a template has an error.
 
 MkDocs's server holds every request while a rebuild that raised is not followed by one that
-succeeds ("the server will appear stuck"), so a contributor looking at the browser saw a
+succeeds ("the server will appear stuck"): a contributor looking at the browser would see a
 spinner. Under serve the plugin therefore reports the error in the terminal and lets the build
 finish without the survey's pages: each of them, and every page the site lacks (the server's
 404 page), is this page instead, naming the file, the line and the problem. It asks for itself

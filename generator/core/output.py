@@ -21,8 +21,7 @@ from .text import printable
 
 class Escaped(io.TextIOBase):
     """A text stream that writes every unsafe character as its escape (`printable`), line breaks
-    kept, and a character the terminal's encoding cannot show as its escape too (an ASCII
-    terminal and a title's `·`: a UnicodeEncodeError before)."""
+    kept, and a character the terminal's encoding cannot show (`·` in ASCII) as its escape too."""
 
     def __init__(self, inner: TextIO) -> None:
         self.inner = inner

@@ -25,8 +25,7 @@ URL_RE = re.compile(r"^https?://[A-Za-z0-9._-]+(?::[0-9]+)?(?:[/?#][^\s<>\"'`\\]
 
 
 def is_date(text: str, day: bool = False) -> bool:
-    """YYYY, YYYY-MM or YYYY-MM-DD (only the last with day=True), a day of the calendar: the
-    pattern alone took 2024-02-30."""
+    """YYYY, YYYY-MM or YYYY-MM-DD (only the last with day=True), a day of the calendar (not 2024-02-30)."""
     if not (DAY_RE if day else DATE_RE).match(text):
         return False
     if len(text) < 10:

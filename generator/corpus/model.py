@@ -66,7 +66,7 @@ class Paper:
     confidence: dict[str, float] = field(default_factory=dict)
     # How many of its topic decisions the model expects to be wrong, as it was when it suggested
     # them: the order of `survey review` (classify/review.py), read from the file because scoring
-    # every waiting paper again took most of the queue's start (issue 35).
+    # every waiting paper again would take most of the queue's start.
     doubt: float | None = None
     alternate_titles: list[str] = field(default_factory=list)
     arxiv: str | None = None

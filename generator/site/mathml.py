@@ -3,7 +3,7 @@ themselves (Chromium since 109, Firefox, Safari), so a page shows math with no s
 request to another host.
 
 latex2mathml reads the TeX. Its output is not trusted as it is: it copies text into the markup
-unescaped (`\\text{<script>}` gave `<mtext><script></mtext>`) and passes attributes through
+unescaped (`\\text{<script>}` gives `<mtext><script></mtext>`) and passes attributes through
 (`\\href{javascript:...}`, `\\style{...}`). So its element tree is written out again here, with
 only MathML's presentation elements, a few attributes whose values are plain words or lengths,
 and every text character that HTML or Markdown could read written as a character reference.

@@ -22,7 +22,7 @@ def navigation(topics: list[Topic]) -> list[NavItem]:
         NavItem("Topics", None, (NavItem("All topics", "topics/index.md"),
                                  *(NavItem(t.name, f"topics/{t.id}.md") for t in topics))),
         # One entry for the listings: their names ("HF Papers, Mar 14") tell a reader little,
-        # and every listing in the sidebar of every page was bytes on every page.
+        # and every listing in the sidebar of every page would be bytes on every page.
         NavItem("Listings", "listings/index.md"),
         NavItem("Tags", "tags/index.md"),
         NavItem("Statistics", "statistics.md"),

@@ -10,14 +10,12 @@ links to a paper, with the first paragraph outside that heading as its abstract.
 A streaming parser (the standard library's), not a document tree (some 500 bytes a tag: 37 to 66
 times a page's size), keeps a source's cost within about ten times its size (issue 31): only the
 open elements (a stack of small objects) and the texts of the elements read are kept. Elements
-nest as BeautifulSoup's html.parser tree nested them: an end tag closes the latest open element
-of its name and those opened inside it, an end tag that closes nothing is ignored, void elements
-hold nothing, and what script, style, template and noscript hold is left out (on 30,000 random
-pages, it read what the tree read, but for headings holding paragraphs or headings, which no
-saved page has). Where html.parser alone would take time squared, memory many times the page's
-or raise, the page is read as a browser reads it or refused in one line (intake.BoundedHTMLParser,
-and elements nest at most MAX_DEPTH deep). Character references are decoded as a browser
-decodes them (`&notx` is `¬x`; the tree kept it as written).
+nest as in BeautifulSoup's html.parser tree: an end tag closes the latest open element of its
+name and those opened inside it, an end tag that closes nothing is ignored, void elements hold
+nothing, and what script, style, template and noscript hold is left out. Where html.parser alone
+would take time squared, memory many times the page's or raise, the page is read as a browser
+reads it or refused in one line (intake.BoundedHTMLParser, and elements nest at most MAX_DEPTH
+deep). Character references are decoded as a browser decodes them (`&notx` is `¬x`).
 """
 
 from __future__ import annotations
