@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import tracemalloc
+
 import pytest
 
 from generator.core.errors import CorpusError
-from generator.core.yamlio import TextLoader, dump_yaml, load_yaml
+from generator.core.yamlio import COST, SLACK, TextLoader, dump_yaml, load_yaml
 
 
 def test_scalars_stay_text_but_null_booleans_and_whole_numbers() -> None:
@@ -44,8 +46,8 @@ def test_a_mapping_has_text_keys_each_once(text: str, line: int, message: str) -
     ("0x" + "f" * 5000, "a number of more than 100 digits"),  # read, but no message could print it
     ("1:" * 3000 + "1", "a number of more than 100 digits"),  # YAML 1.1's base 60
     ("!!float abc", "not a valid float"), ("!!int abc", "not a valid int"),
-    ("!!timestamp 2024-02-30", "not a valid timestamp"),
-], ids=["5,000 digits", "hexadecimal", "base 60", "float", "int", "timestamp"])
+    ("!!timestamp 2024-02-30", "not a valid timestamp"), ("!!bool abc", "not a valid bool"),
+], ids=["5,000 digits", "hexadecimal", "base 60", "float", "int", "timestamp", "bool"])
 def test_a_value_python_cannot_hold_or_print_is_one_line_at_its_line(value: str, message: str) -> None:
     """ValueError tracebacks before, from the committed file of a pull request: in `survey
     check`, and in the message naming a field such a number was given for."""
@@ -72,3 +74,20 @@ def test_a_long_integer_is_refused_before_it_is_built(value: str, monkeypatch: p
     with pytest.raises(CorpusError, match="a number of more than 100 digits"):
         load_yaml(f"extra: {value}\n", "p.yaml")
     assert built == []
+
+
+def test_a_file_costs_at_most_about_ten_times_its_size() -> None:
+    """A listing of many short entries is read in under COST times its size (composed into nodes
+    first, a real listing took 17 times its size); values denser than that (a list, a mapping or a
+    text every few characters: 110 to 220 times) are refused as they are reached."""
+    text = "entries:\n" + "".join(f"- paper: paper-{i}\n  title: Paper number {i}\n" for i in range(20_000))
+    tracemalloc.start()
+    try:
+        assert len(load_yaml(text, "l.yaml")["entries"]) == 20_000
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < COST * len(text) + SLACK, peak / len(text)
+    for dense in ("e: [" + "[]," * 99_999 + "]", "e:\n" + "- {}\n" * 99_999, "e: [" + "ab," * 99_999 + "]"):
+        with pytest.raises(CorpusError, match=f"too many small values: they would take more than {COST} "):
+            load_yaml(dense, "l.yaml")

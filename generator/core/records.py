@@ -13,26 +13,17 @@ from collections.abc import Iterator
 from typing import Any, BinaryIO
 
 import yaml
-from yaml.composer import Composer
 
 from .errors import CorpusError
-from .yamlio import TextLoader, _BaseLoader, _malformed, _refuse_aliases
-
-
-class _ItemLoader(TextLoader, Composer):  # type: ignore[misc]
-    """The C parser's events, composed one item at a time by PyYAML's composer."""
-
-    def __init__(self, stream: BinaryIO) -> None:
-        _BaseLoader.__init__(self, stream)
-        Composer.__init__(self)
+from .yamlio import TextLoader, _malformed, build
 
 
 def yaml_items(stream: BinaryIO, path: str, shape: str) -> Iterator[tuple[int, Any]]:
     """Each item of the YAML list in stream and its line, read and built one at a time: the
-    list is never held whole (composed at once, a 16 MiB file took 2.0 GB). Refused as
-    load_yaml refuses (an alias, a key twice, a huge number); an empty document is no item,
+    list is never held whole (built at once, a 16 MiB file took 2.0 GB). Refused as load_yaml
+    refuses (an alias, a key twice, a huge number); an empty document is no item,
     and any other document than a list is refused with `shape` (what the list must be)."""
-    loader = _ItemLoader(stream)
+    loader = TextLoader(stream)
     try:
         with _malformed(path):
             loader.get_event()  # the stream's start
@@ -47,11 +38,7 @@ def yaml_items(stream: BinaryIO, path: str, shape: str) -> Iterator[tuple[int, A
                 raise CorpusError(path, shape, line=first.start_mark.line + 1)
             loader.get_event()
             while not loader.check_event(yaml.SequenceEndEvent):
-                node = loader.compose_node(None, None)  # type: ignore[arg-type]
-                assert node is not None  # None only at a sequence's end
-                _refuse_aliases(node)
-                loader.anchors = {}  # an alias of an earlier item is then undefined: refused
-                yield node.start_mark.line + 1, loader.construct_document(node)
+                yield loader.peek_event().start_mark.line + 1, build(loader)
             loader.get_event(), loader.get_event()  # the list's end, the document's end
             if not loader.check_event(yaml.StreamEndEvent):
                 raise CorpusError(path, "malformed YAML: a second document after the list",

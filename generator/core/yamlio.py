@@ -13,6 +13,7 @@ import contextlib
 import os
 import re
 import stat
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -36,98 +37,108 @@ TextLoader.yaml_implicit_resolvers = {
 }
 
 
-def _no_duplicate_keys(loader: Any, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-    seen: dict[Any, Any] = {}
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node, deep=deep)
-        mark = key_node.start_mark
-        if not isinstance(key, (str, int, bool, type(None))):
-            raise yaml.constructor.ConstructorError(None, None, "a key must be text", mark)
-        if key in seen:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"the key {shorten(key)} appears twice", mark
-            )
-        seen[key] = True
-    return loader.construct_mapping(node, deep=deep)  # type: ignore[no-any-return]
-
-
-TextLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _no_duplicate_keys)
-
-
-def _construct_object(loader: Any, node: yaml.Node, deep: bool = False) -> Any:
-    """PyYAML's, with a value its tag cannot be (`!!float abc`, `!!timestamp 2024-02-30`: a
-    ValueError traceback before) given as a malformed-YAML error at the value's line, and so an
-    integer of more than 100 digits, which no corpus field holds: past 4,300 Python reads none,
-    and one it reads (`0xfff...`, `1:2:3:...`) it cannot print in a message. One written in more
-    than _LONGEST_INT characters is refused before it is built: PyYAML builds a base-60 one
-    (`1:1:1:...`) in time squared in its length (a 1.2 MB file held survey check 159 s)."""
-    if node.tag == _INT and isinstance(node, yaml.ScalarNode) and len(node.value) > _LONGEST_INT:
-        raise yaml.constructor.ConstructorError(None, None, TOO_LONG_NUMBER, node.start_mark)
-    try:
-        value = _BaseLoader.construct_object(loader, node, deep)
-    except ValueError as exc:
-        problem = (TOO_LONG_NUMBER if "digits" in str(exc)
-                   else f"not a valid {node.tag.rsplit(':', 1)[-1]}")
-        raise yaml.constructor.ConstructorError(None, None, problem, node.start_mark) from None
-    if type(value) is int and not -_HUGE < value < _HUGE:
-        raise yaml.constructor.ConstructorError(None, None, TOO_LONG_NUMBER, node.start_mark)
-    return value
-
-
+_STR, _INT = "tag:yaml.org,2002:str", "tag:yaml.org,2002:int"
+_SCALARS = {f"tag:yaml.org,2002:{kind}" for kind in ("null", "bool", "int", "float", "binary", "timestamp")}
+_COLLECTIONS = (None, "!", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map")
 TOO_LONG_NUMBER = "a number of more than 100 digits"
 _HUGE = 10**100
 _LONGEST_INT = 400  # characters: room for 100 digits with signs, separators and a prefix
-_INT = "tag:yaml.org,2002:int"
+ALIAS = "an alias (*name) repeats the value anchored here; corpus files allow no aliases: write the value out"
+# What the values built from a text may take: COST times its size, plus SLACK for a small file's
+# few values (an empty list is 56 bytes of Python written in 2 characters).
+COST, SLACK = 10, 2**16
+MAX_DEPTH = 1000
 
 
-TextLoader.construct_object = _construct_object
+def build(loader: Any) -> Any:
+    """The value of the next node of loader's events and all it holds, built from the parser's
+    events with no tree of nodes between (nodes and their marks cost 17 times the size of a real
+    listing, and up to 110 times for crafted input). The values may take at most COST times the
+    text they are built from, plus SLACK: past that the file is refused at the line reached, so no
+    file costs more than about ten times its size. Also refused at their line: an alias (it repeats
+    its anchor's value unwritten: 21 lines of aliases of aliases stand for billions of items), a key
+    given twice or that is a list or mapping, a tag on a list or mapping (`!!set`, `!!python/...`)."""
+    start = loader.peek_event().start_mark.index
+    anchors: dict[Any, Any] = {}
+    stack: list[Any] = []  # the lists and mappings being built, innermost last
+    keys: list[Any] = []  # for each of them, the key that waits for its value (_NO_KEY: none)
+    spent = 0
+    while True:
+        event = loader.get_event()
+        if isinstance(event, yaml.AliasEvent):
+            raise _error(ALIAS, anchors.get(event.anchor, event.start_mark), _Refused)
+        if getattr(event, "anchor", None) is not None:  # a node (not an end) given a name
+            anchors[event.anchor] = event.start_mark
+        if isinstance(event, yaml.ScalarEvent):
+            value = _scalar(loader, event)
+        elif isinstance(event, yaml.CollectionStartEvent):
+            if event.tag not in _COLLECTIONS:
+                raise _error(f"could not determine a constructor for the tag {event.tag!r}", event.start_mark)
+            if len(stack) == MAX_DEPTH:  # as libyaml; PyYAML's own parser has no limit
+                raise _error("nested too deeply", event.start_mark)
+            stack.append([] if isinstance(event, yaml.SequenceStartEvent) else {})
+            keys.append(_NO_KEY)
+            continue
+        else:  # the end of the innermost list or mapping
+            keys.pop()
+            value = stack.pop()
+        top = stack[-1] if stack else None
+        if isinstance(top, dict) and keys[-1] is _NO_KEY:
+            if not isinstance(value, (str, int, bool, type(None))):
+                raise _error("a key must be text", event.start_mark)
+            if value in top:
+                raise _error(f"the key {shorten(value)} appears twice", event.start_mark)
+            # Keys repeat in every entry of a list: one copy of each is kept and counted.
+            keys[-1] = sys.intern(value) if isinstance(value, str) else value
+            spent += 0 if keys[-1] is not value else sys.getsizeof(value)
+        else:
+            spent += sys.getsizeof(value)
+            if top is None:
+                return value
+            if isinstance(top, list):
+                top.append(value)
+            else:
+                top[keys[-1]], keys[-1] = value, _NO_KEY
+        if spent > COST * (event.end_mark.index - start) + SLACK:
+            raise _error(f"too many small values: they would take more than {COST} times the file's size "
+                         f"in memory; not read", event.start_mark, _Refused)
 
 
-class _AliasError(yaml.MarkedYAMLError):
-    """A document that uses an alias: refused (see `_refuse_aliases`)."""
+_NO_KEY = object()
 
 
-def _refuse_aliases(node: yaml.Node) -> None:
-    """Refuse a document in which a node is reached twice, which only an alias (`*name`) does.
-
-    An alias repeats what its anchor holds without writing it again: 21 lines of aliases of
-    aliases stand for billions of items, which validating, printing or rewriting the record
-    would expand (33 s and 2.5 GB before this). No corpus file needs one, so none may have one.
-    The walk goes over the composed nodes, each once: its time follows the file's size.
-    """
-    seen: set[int] = set()
-    todo = [node]
-    while todo:
-        node = todo.pop()
-        if id(node) in seen:
-            raise _AliasError(None, None, "an alias (*name) repeats the value anchored here; corpus "
-                                          "files allow no aliases: write the value out",
-                              node.start_mark)
-        seen.add(id(node))
-        if isinstance(node, yaml.SequenceNode):
-            todo.extend(node.value)
-        elif isinstance(node, yaml.MappingNode):
-            for key, value in node.value:
-                todo += (key, value)
+class _Refused(yaml.MarkedYAMLError):
+    """Well-formed YAML refused for what it holds (see `build`): its own words, not "malformed"."""
 
 
-def _get_single_data(loader: Any) -> Any:
-    """PyYAML's `get_single_data` (compose, then construct), with the aliases refused between."""
-    node = loader.get_single_node()
-    if node is None:
-        return None
-    _refuse_aliases(node)
-    return loader.construct_document(node)
+def _error(problem: str, mark: Any, kind: type[yaml.MarkedYAMLError] = yaml.constructor.ConstructorError,
+           ) -> yaml.MarkedYAMLError:
+    return kind(None, None, problem, mark)
 
 
-TextLoader.get_single_data = _get_single_data
-
-
-class _StarlessLoader(TextLoader):
-    """For a text without a `*`, which can hold no alias (one is written `*name`): no walk.
-    Most corpus files; the walk would add a third to the time of loading them."""
-
-    get_single_data = _BaseLoader.get_single_data
+def _scalar(loader: Any, event: yaml.ScalarEvent) -> Any:
+    """A scalar's value: text, but null, booleans and integers (TextLoader's resolvers) and what
+    an explicit tag of a scalar kind makes it (`!!float 1.5`). A value its tag cannot be (`!!float
+    abc`, `!!timestamp 2024-02-30`) is a malformed-YAML error at its line, and so is an integer of
+    more than 100 digits, which no corpus field holds: past 4,300 Python reads none, and one it
+    reads (`0xfff...`) no message could print. One written in more than _LONGEST_INT characters is
+    refused unbuilt: PyYAML builds a base-60 one (`1:1:1:...`) in time squared in its length."""
+    tag = event.tag
+    if tag is None or tag == "!":
+        tag = loader.resolve(yaml.ScalarNode, event.value, event.implicit)
+    if tag == _STR:
+        return event.value
+    if tag == _INT and len(event.value) > _LONGEST_INT:
+        raise _error(TOO_LONG_NUMBER, event.start_mark)
+    node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style)  # type: ignore[arg-type]
+    try:
+        value = loader.yaml_constructors[tag if tag in _SCALARS else None](loader, node)
+    except (ValueError, KeyError) as exc:  # KeyError: `!!bool abc`
+        problem = TOO_LONG_NUMBER if "digits" in str(exc) else f"not a valid {tag.rsplit(':', 1)[-1]}"
+        raise _error(problem, event.start_mark) from None
+    if type(value) is int and not -_HUGE < value < _HUGE:
+        raise _error(TOO_LONG_NUMBER, event.start_mark)
+    return value
 
 
 class CanonicalDumper(_BaseDumper):  # type: ignore[misc]
@@ -164,8 +175,22 @@ def dump_yaml(data: Any) -> str:
 
 
 def load_yaml(text: str, path: str) -> Any:
-    with _malformed(path, text):
-        return yaml.load(text, Loader=TextLoader if "*" in text else _StarlessLoader)
+    """The one document of text (None for none), built by `build`."""
+    loader = TextLoader(text)
+    try:
+        with _malformed(path, text):
+            loader.get_event()  # the stream's start
+            if loader.check_event(yaml.StreamEndEvent):
+                return None
+            loader.get_event()  # the document's start
+            value = build(loader)
+            loader.get_event()  # the document's end
+            if not loader.check_event(yaml.StreamEndEvent):
+                raise yaml.composer.ComposerError(None, None, "a second document after the first",
+                                                  loader.peek_event().start_mark)
+            return value
+    finally:
+        loader.dispose()
 
 
 # A hand-written `title: KV: a cache` or `title: {{ x }} kernels`: a plain value of text that YAML
@@ -193,12 +218,9 @@ def _malformed(path: str, text: str = "") -> Iterator[None]:
     """PyYAML's errors as one CorpusError at the line and column."""
     try:
         yield
-    except _AliasError as exc:
-        mark = exc.problem_mark
-        raise CorpusError(path, str(exc.problem), line=mark.line + 1 if mark else None,
-                          column=mark.column + 1 if mark else None) from None
-    except RecursionError:  # PyYAML without libyaml nests in Python (libyaml stops at 1,000)
-        raise CorpusError(path, "malformed YAML: nested too deeply") from None
+    except _Refused as exc:
+        mark: Any = exc.problem_mark
+        raise CorpusError(path, str(exc.problem), line=mark.line + 1, column=mark.column + 1) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = " ".join(str(exc.problem or exc.context or "malformed YAML").split())

@@ -119,17 +119,16 @@ def glance_listings(root: Path) -> dict[str, list[tuple[str, int]]]:
         folder = shown_path(root / "listings")
         for path in paths:
             try:
-                listing = _mapping(yaml.compose(read_text(path, f"{folder}/{path.name}"),
-                                                Loader=TextLoader))  # type: ignore[arg-type]
-            except (CorpusError, yaml.YAMLError, RecursionError):
+                listing = load_yaml(read_text(path, f"{folder}/{path.name}"), path.name)
+            except CorpusError:
                 continue
+            listing = listing if isinstance(listing, dict) else {}
             name, entries = listing.get("name"), listing.get("entries")
-            if not isinstance(name, yaml.ScalarNode) or not isinstance(entries, yaml.SequenceNode):
-                continue
-            for pos, entry in enumerate(entries.value, 1):
-                paper = _mapping(entry).get("paper")
-                if isinstance(paper, yaml.ScalarNode):
-                    out.setdefault(paper.value, []).append((name.value, pos))
+            if isinstance(name, str) and isinstance(entries, list):
+                for pos, entry in enumerate(entries, 1):
+                    paper = entry.get("paper") if isinstance(entry, dict) else None
+                    if isinstance(paper, str):
+                        out.setdefault(paper, []).append((name, pos))
     return out
 
 

@@ -61,6 +61,9 @@ def validate(corpus: Corpus, files: list[tuple[str, str | None]]) -> None:
         raise new[0]
 
 
+_RECORDS: dict[str, type[Paper] | type[Listing]] = {"papers": Paper, "listings": Listing}
+
+
 def with_files(corpus: Corpus, files: Iterable[tuple[str, str | None]]) -> Corpus:
     """The corpus as it is once these files are written (each read as `survey check` reads it;
     a CorpusError for one it would refuse); the corpus given is not changed."""
@@ -75,11 +78,11 @@ def with_files(corpus: Corpus, files: Iterable[tuple[str, str | None]]) -> Corpu
             (papers if folder == "papers" else listings).pop(name[:-5], None)
             rejected = [] if rel == REJECTED_FILE else rejected
             continue
+        cls = _RECORDS.get(folder) if name.endswith(".yaml") else None
+        if cls and len(text.encode("utf-8")) > largest(cls):
+            raise too_big(shown, len(text.encode("utf-8")), largest(cls))
         data = load_yaml(text, shown)
-        if folder in ("papers", "listings") and name.endswith(".yaml"):
-            cls = Paper if folder == "papers" else Listing
-            if len(text.encode("utf-8")) > largest(cls):
-                raise too_big(shown, len(text.encode("utf-8")), largest(cls))
+        if cls:
             record = cls.from_dict(data, shown)
             if record.slug != name[:-5]:
                 raise CorpusError(shown, f"slug {record.slug!r} does not match the file name",
