@@ -92,8 +92,7 @@ def apis() -> Iterator[Apis]:
 
 
 def corpus_copy(tmp_path: Path, name: str = "corpus") -> Path:
-    target = tmp_path / name
-    shutil.copytree(ROOT / "corpus", target)
+    target = shutil.copytree(ROOT / "corpus", tmp_path / name)
     unfill(target, "BibTeX bibliography ", PAPERS)  # these papers without their BibTeX fills
     gptq = target / "papers" / f"{GPTQ}.yaml"  # a curator decided GPTQ's authors: never filled
     gptq.write_text(gptq.read_text().replace("curated:\n", "curated:\n- authors\n"))

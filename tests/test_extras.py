@@ -8,7 +8,7 @@ from pathlib import Path
 
 import feedparser
 import pytest
-from conftest import ROOT, SEEDS, make_corpus, make_project, mkdocs_build, soup, survey
+from conftest import ROOT, make_corpus, make_project, mkdocs_build, soup, survey
 
 from generator.core.text import first_sentence
 from generator.corpus.export import bibtex, bibtex_keys
@@ -262,18 +262,6 @@ def test_papers_per_quarter_count_each_topic_s_dated_papers(real_site: Path) -> 
     note = " ".join(details.get_text().split())
     assert f"{undated} papers have no date, or only a year, and are not counted." in note
     assert earlier == 0 or f"{earlier} paper" in note
-
-
-@pytest.mark.slow
-def test_statistics_labels_are_literal(tmp_path: Path) -> None:
-    corpus = make_corpus(tmp_path / "corpus", "empty")
-    # A name holds no HTML tag (survey check refuses one); what else HTML or Markdown reads stays.
-    survey("import", str(SEEDS[1]), "--corpus", str(corpus), "--name", "Bold <3 &amp; *x* --8<-- \"x\"")
-    site = mkdocs_build(make_project(tmp_path, corpus))
-    page = soup(site / "statistics" / "index.html")
-    labels = [t.get_text() for t in page.select("svg.survey-chart text")]
-    assert any(label.startswith("Bold <3 &amp; *x* --8<--") for label in labels)
-    assert page.select("article svg em") == []
 
 
 def test_every_paper_of_a_thousand_gets_related_papers_and_its_copies_come_first() -> None:

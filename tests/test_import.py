@@ -365,26 +365,18 @@ def test_latex_of_arxiv_texts_is_kept_as_the_source_gave_it(tmp_path: Path) -> N
     assert tex_text(paper.title) == "Prefill & Decode for PokéChamp at $60"
 
 
-def test_same_abstract_under_two_arxiv_ids_stays_two_papers(tmp_path: Path) -> None:
-    corpus = make_corpus(tmp_path / "corpus", "empty")
-    source = hf_feed(
-        tmp_path / "daily.json",
-        hf_item("2507.02592", "WebSailor: Navigating Reasoning", ABSTRACT.format("agents"), ["A B"]),
-        hf_item("2509.13305", "WebSailor-V2: Bridging the Chasm", ABSTRACT.format("agents"), ["A B"]))
-    result = survey("import", source, "--corpus", str(corpus))
-    assert "papers added: 2; already in the corpus: 0" in result.stdout, result.stdout
-    assert "may be the same paper as websailor-navigating-reasoning (abstracts share 100%" in result.stdout
-    assert {p.arxiv for p in load_corpus(corpus).papers.values()} == {"2507.02592", "2509.13305"}
-    assert survey("check", "--corpus", str(corpus)).returncode == 0
-
-
-def test_a_possible_duplicate_is_named_once_with_the_paper_added_and_what_to_do(tmp_path: Path) -> None:
-    """A line naming two plainly different papers needs no dismissing: the import that adds the
-    paper names it (and its slug, for `survey review SLUG`), a later import finds the paper itself."""
+def test_same_abstract_under_two_arxiv_ids_is_two_papers_named_once_as_possible_duplicates(
+        tmp_path: Path) -> None:
+    """Two arXiv ids are two papers, whatever their abstracts. A line naming two plainly different
+    papers needs no dismissing: the import that adds the paper names it (and its slug, for `survey
+    review SLUG`), a later import finds the paper itself."""
     corpus = make_corpus(tmp_path / "corpus", "empty")
     first = hf_item("2507.02592", "WebSailor: Navigating Reasoning", ABSTRACT.format("agents"), ["A B"])
     second = hf_item("2509.13305", "WebSailor-V2: Bridging the Chasm", ABSTRACT.format("agents"), ["A B"])
     result = survey("import", hf_feed(tmp_path / "daily.json", first, second), "--corpus", str(corpus))
+    assert "papers added: 2; already in the corpus: 0" in result.stdout, result.stdout
+    assert {p.arxiv for p in load_corpus(corpus).papers.values()} == {"2507.02592", "2509.13305"}
+    assert survey("check", "--corpus", str(corpus)).returncode == 0
     (line,) = [line for line in result.stdout.splitlines() if "may be the same paper" in line]
     assert line.endswith(": may be the same paper as websailor-navigating-reasoning (abstracts share 100% of "
                          "their wording); added as websailor-v2-bridging-the-chasm")

@@ -352,6 +352,8 @@ HOSTILE = [
 # What a reader sees of a hostile text: each character as written, but TeX read (issue 34).
 SHOWN = {"\\textbf{bold}": "bold", "$\\text{<script>alert(4)</script>}$": "<script>alert(4)</script>",
          "$\\href{javascript:alert(5)}{x}$": "x (javascript:alert(5))"}
+# A listing's name holds no HTML tag (survey check refuses one); what else HTML or Markdown reads stays.
+LISTING = 'Bold <3 &amp; *x* --8<-- "x"'
 
 
 def shown(text: str) -> str:
@@ -391,6 +393,10 @@ def hostile_project(tmp_path: Path) -> tuple[Path, list[tuple[str, str, str]]]:
                       tags=["cuda"], authors=[hostile_author(text)])
         (corpus / "papers" / f"hostile-{i}.yaml").write_text(paper_text(paper))
         papers.append((paper.slug, title, abstract))
+    (corpus / "listings").mkdir()
+    (corpus / "listings" / "l.yaml").write_text(yaml.safe_dump({
+        "slug": "l", "name": LISTING, "sha256": "0", "source": "hf-json", "origin": "x",
+        "entries": [{"paper": "hostile-0", "title": "x"}]}))
     project = make_project(tmp_path, corpus)
     config = yaml.safe_load((project / "mkdocs.yml").read_text())
     config["markdown_extensions"] = ALL_EXTENSIONS
@@ -421,6 +427,7 @@ def test_corpus_text_is_shown_literally_whatever_the_extensions(tmp_path: Path) 
                                "article mark, article del, article sup, article .arithmatex")
         assert not [a for a in page.find_all("a", href=True) if a["href"].startswith("javascript:")]
         assert "survey-plugin" not in page.get_text()  # no snippet of mkdocs.yml was included
+    assert LISTING in [t.get_text() for t in soup(site / "statistics" / "index.html").select("svg text")]
     for html in site.rglob("*.html"):
         text = html.read_text()
         assert "alert(1)</script>" not in text and "onerror=\"alert" not in text
