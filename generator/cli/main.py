@@ -18,11 +18,6 @@ from .review import Sitting, cmd_review, print_queue, review_arguments
 from .topics import cmd_classify, cmd_explain, cmd_quality, cmd_train, quality_args, train_args
 
 
-def _corpus_arg(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--corpus", default="corpus", metavar="DIR",
-                   help="the corpus folder (default: corpus/)")
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="survey", description="Keep a literature survey as a corpus of YAML files and publish it.")
@@ -44,48 +39,39 @@ def build_parser() -> argparse.ArgumentParser:
                    help="take in a paper --take names although a curator rejected it (it leaves "
                         "corpus/rejected.yaml)")
     p.add_argument("--dry-run", action="store_true", help="report what would change, write nothing")
-    _corpus_arg(p)
 
     p = sub.add_parser("check", help="validate the whole corpus")
     p.add_argument("--review", action="store_true",
                    help="then list the papers whose topics no person has confirmed, as survey review --list")
-    _corpus_arg(p)
 
     p = sub.add_parser("export", help="write the corpus as JSON (or CSV)")
     p.add_argument("--format", choices=("json", "csv"), default="json")
     p.add_argument("-o", "--output", metavar="FILE", help="write here instead of standard output")
-    _corpus_arg(p)
 
     p = sub.add_parser("explain", help="show which rules gave a paper its topics and tags")
     p.add_argument("slug")
-    _corpus_arg(p)
 
     p = sub.add_parser("classify", help="compare the rules' suggestions with the papers' topics "
                                         "and tags; --write applies them where not curated")
     p.add_argument("--write", action="store_true")
-    _corpus_arg(p)
 
     p = sub.add_parser("review", help="decide the topics no person has confirmed, the papers the model "
                                       "is least sure of first; --list prints the queue, --apply FILE "
                                       "applies decisions")
     review_arguments(p)
-    _corpus_arg(p)
 
     p = sub.add_parser("quality", help="precision, recall and F1 of the topic suggestions: held out "
                                        "and cross-validated, and the share flagged for review")
     quality_args(p)
-    _corpus_arg(p)
 
     p = sub.add_parser("train", help="fit the topic model on the corpus's reviewed papers and the "
                                      "labelled papers, and write corpus/topic_model.yaml")
     train_args(p)
-    _corpus_arg(p)
 
     p = sub.add_parser("build", help="write the site's generated Markdown to a folder")
     p.add_argument("--out", required=True, metavar="DIR")
     p.add_argument("--templates", default="templates", metavar="DIR")
     p.add_argument("--site-url", help="the site's URL, for feeds (default: site_url of mkdocs.yml)")
-    _corpus_arg(p)
 
     p = sub.add_parser("enrich", help="fill in missing arXiv ids, authors, dates and links from "
                                       "daily-papers JSON or BibTeX files and public metadata APIs")
@@ -105,11 +91,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="ask the network about at most N papers (cached answers do not count)")
     p.add_argument("--report", metavar="FILE", help="also write the report as Markdown (for a pull request)")
     p.add_argument("--dry-run", action="store_true", help="report what would change, write nothing")
-    _corpus_arg(p)
 
     p = sub.add_parser("add", help="create a new paper file (from options, stdin, arXiv or an HF page)")
     _add_arguments(p)
-    _corpus_arg(p)
+    for p in sub.choices.values():  # every command reads or writes one corpus
+        p.add_argument("--corpus", default="corpus", metavar="DIR",
+                       help="the corpus folder (default: corpus/)")
     return parser
 
 
