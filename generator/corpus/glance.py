@@ -21,7 +21,7 @@ import yaml
 
 from ..core.errors import CorpusError, SurveyError
 from ..core.text import shown_path
-from ..core.yamlio import MAX_PAPER_BYTES, TextLoader, load_yaml, read_text
+from ..core.yamlio import MAX_PAPER_BYTES, SLACK, TextLoader, load_yaml, read_text
 from .journal import pending
 from .lock import CorpusLock
 from .model import Paper
@@ -61,8 +61,8 @@ def glance_papers(root: Path) -> list[Glance]:
 
 def _glance(path: Path, shown: str) -> Glance:
     text = read_text(path, shown, MAX_PAPER_BYTES)
-    try:
-        node = yaml.compose(text, Loader=TextLoader)  # type: ignore[arg-type]
+    try:  # composing costs up to 220 times the text: a file larger than any real one goes to load_yaml
+        node = yaml.compose(text, Loader=TextLoader) if len(text) <= SLACK else None  # type: ignore[arg-type]
     except (yaml.YAMLError, RecursionError):
         node = None
     found = _read(node) if isinstance(node, yaml.MappingNode) else None
