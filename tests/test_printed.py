@@ -8,10 +8,11 @@ from __future__ import annotations
 import gzip
 import json
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, hf_item, make_corpus, survey, survey_process
+from conftest import ROOT, hf_item, make_corpus, make_project, survey, survey_process
 
 from generator.core.text import printable
 
@@ -73,13 +74,17 @@ def test_review_apply_prints_a_hostile_decisions_file_escaped(kind: str, tmp_pat
     assert_escaped(result)
 
 
-def test_check_prints_a_hostile_paper_file_escaped(tmp_path: Path) -> None:
+def test_check_and_the_build_print_a_hostile_paper_file_escaped(tmp_path: Path) -> None:
+    """`mkdocs build` too: MkDocs's log passes the same escaping (core.output.EscapedLog)."""
     corpus = make_corpus(tmp_path / "corpus", "empty")
     (corpus / "papers").mkdir()
     text = (f"slug: {json.dumps(BAD)}\ntitle: {json.dumps(TITLE)}\nabstract: {ABSTRACT}\n"
             f"authors: [{json.dumps(BAD)}]\ntopics: []\ntags: []\n")
     (corpus / "papers" / f"{BAD}.yaml").write_text(text, encoding="utf-8")
     assert_escaped(survey("check", "--corpus", str(corpus)))
+    project = make_project(tmp_path, corpus)
+    assert_escaped(subprocess.run([sys.executable, "-m", "mkdocs", "build"], cwd=project,
+                                  capture_output=True, text=True, timeout=600))
 
 
 def test_arguments_are_echoed_escaped(tmp_path: Path) -> None:

@@ -27,6 +27,7 @@ from mkdocs.structure.files import Files, InclusionLevel
 from mkdocs.structure.toc import get_toc
 
 from ..core.errors import SurveyError
+from ..core.output import EscapedLog
 from ..core.progress import Progress
 from ..corpus.check import check_corpus
 from ..corpus.store import CorpusCache
@@ -46,6 +47,7 @@ from .incremental import (
 from .serve_error import show_error
 
 log = logging.getLogger("mkdocs.plugins.survey")
+ESCAPED_LOG = EscapedLog()
 
 
 class SurveyConfig(Config):
@@ -79,6 +81,8 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
     # With on_startup, MkDocs keeps this plugin across the rebuilds of one `mkdocs serve`.
     def on_startup(self, *, command: str, dirty: bool) -> None:
         self.command = command
+        for handler in logging.getLogger("mkdocs").handlers:  # what the mkdocs command prints
+            handler.addFilter(ESCAPED_LOG)
         self.incremental = Incremental() if command == "serve" and dirty else None
         if self.incremental:
             logging.getLogger("mkdocs.commands.build").addFilter(QUIET_DIRTY)
@@ -97,6 +101,8 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
             gc.unfreeze()  # collect_garbage froze what the serve held
         self.incremental = None
         logging.getLogger("mkdocs.commands.build").removeFilter(QUIET_DIRTY)
+        for handler in logging.getLogger("mkdocs").handlers:
+            handler.removeFilter(ESCAPED_LOG)
 
     def _path(self, config: MkDocsConfig, value: str) -> str:
         base = os.path.dirname(config.config_file_path or os.path.abspath("mkdocs.yml"))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import logging
 import sys
 from collections.abc import Iterator
 from typing import TextIO
@@ -27,7 +28,7 @@ class Escaped(io.TextIOBase):
         self.inner = inner
 
     def write(self, text: str) -> int:
-        self.raw(text if text.isprintable() else "\n".join(map(printable, text.split("\n"))))
+        self.raw(escape_lines(text))
         return len(text)
 
     def raw(self, text: str) -> None:
@@ -49,6 +50,21 @@ class Escaped(io.TextIOBase):
     @property
     def encoding(self) -> str:  # type: ignore[override]
         return self.inner.encoding
+
+
+def escape_lines(text: str) -> str:
+    """text with every unsafe character escaped (`printable`), its line breaks kept."""
+    return text if text.isprintable() else "\n".join(map(printable, text.split("\n")))
+
+
+class EscapedLog(logging.Filter):
+    """MkDocs's log, escaped as `survey` escapes what it prints: a handler with this filter never
+    writes a control, escape or bidi character from a message (a corpus file named `\\e[2J.yaml`
+    in the build's list of problems), whichever module logged it."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.msg, record.args = escape_lines(record.getMessage()), ()
+        return True
 
 
 def raw(stream: TextIO, text: str) -> None:
