@@ -19,14 +19,10 @@ from generator.corpus.writes import write_files
 DAY = "2026-11-28"
 
 
-def listed_in_two(corpus: Path) -> str:
-    return next(slug for slug, where in sorted(load_corpus(corpus).listings_of().items()) if len(where) > 1)
-
-
 def test_a_rejected_paper_leaves_its_file_and_every_listing_and_is_recorded(
         small: Path, tmp_path: Path) -> None:
     corpus = shutil.copytree(small, tmp_path / "c")
-    slug = listed_in_two(corpus)
+    slug = next(slug for slug, where in sorted(load_corpus(corpus).listings_of().items()) if len(where) > 1)
     loaded = load_corpus(corpus)
     paper = loaded.papers[slug]
     written = write_files(loaded, rejection_files(loaded, [(slug, "not ML systems")], DAY))

@@ -481,21 +481,12 @@ def test_changing_a_corpus_file_changes_the_rebuilt_site(tmp_path: Path) -> None
     assert before.startswith("Recent studies") and after.startswith("Newer studies")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _get(url: str) -> str:
-    with urllib.request.urlopen(url, timeout=10) as response:
-        return str(response.read().decode("utf-8"))
-
-
 @contextmanager
 def mkdocs_serve(project: Path, log: Path, *flags: str) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """`mkdocs serve` of a project on a free port; yields its base URL and the process."""
-    port = _free_port()
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
     with open(log, "wb") as out:
         server = subprocess.Popen(
             [sys.executable, "-m", "mkdocs", "serve", *flags, "-a", f"127.0.0.1:{port}"],
@@ -516,7 +507,8 @@ def wait_for_page(url: str, text: str, server: subprocess.Popen[bytes], log: Pat
         if server.poll() is not None:
             pytest.fail(f"mkdocs serve exited with {server.returncode}:\n{log.read_text()[-3000:]}")
         try:
-            page = _get(url)
+            with urllib.request.urlopen(url, timeout=10) as response:
+                page = response.read().decode("utf-8")
             last = f"a page without {text!r}"
             if text in page:
                 return page

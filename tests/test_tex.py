@@ -141,19 +141,15 @@ MATH_SHOWN = ("We reach 2.5× speedups (i.e., 5.18× less time) on 12% of ~ 100 
               "𝒪(n3) was the cost of method; a lone $5 and <kernel> S* C# | {{ }} stay.")
 
 
-def math_corpus(tmp: Path) -> Path:
+@pytest.fixture(scope="module")
+def math_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tmp = tmp_path_factory.mktemp("math")
     corpus = make_corpus(tmp / "corpus", "empty")
     (corpus / "papers").mkdir()
     paper = Paper(slug="math-paper", title=MATH_TITLE, abstract=MATH_ABSTRACT, topics=["kernels"],
                   tags=["cuda"], date="2025-01-02", added="2026-11-28")
     (corpus / "papers" / "math-paper.yaml").write_text(paper_text(paper), encoding="utf-8")
-    return corpus
-
-
-@pytest.fixture(scope="module")
-def math_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    tmp = tmp_path_factory.mktemp("math")
-    return mkdocs_build(make_project(tmp, math_corpus(tmp)))
+    return mkdocs_build(make_project(tmp, corpus))
 
 
 @pytest.mark.slow

@@ -10,7 +10,7 @@ import os
 from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import quote_plus
 
 import jinja2
@@ -45,9 +45,6 @@ from .reuse import RenderCache, Reuse
 from .stats import statistics
 from .timeline import chart as timeline_chart
 from .timeline import timeline
-
-if TYPE_CHECKING:
-    pass
 
 LATEST = 10  # the papers the home page shows as new
 
