@@ -98,9 +98,9 @@ def predict(taxonomy: Taxonomy, weights: dict[str, TopicWeights], feats: dict[st
         if tw is None:
             continue
         parts = [(f, tw.weights[f] * v) for f, v in feats.items() if f in tw.weights]
-        total = tw.bias + sum(c for _, c in parts)
+        total = max(-60.0, min(60.0, tw.bias + sum(c for _, c in parts)))
         parts.sort(key=lambda fc: (-abs(fc[1]), fc[0]))
-        verdicts.append(TopicVerdict(topic.id, topic.name, _logistic(total), tuple(parts)))
+        verdicts.append(TopicVerdict(topic.id, topic.name, 1 / (1 + math.exp(-total)), tuple(parts)))
     return tuple(verdicts)
 
 
@@ -109,10 +109,6 @@ def doubt(scores: Mapping[str, float]) -> float:
     confidences are calibrated: for each topic, the chance that the side it chose is wrong.
     What a paper file keeps (`doubt`) and `survey review` orders by (classify/review.py)."""
     return round(sum(min(p, 1 - p) for p in scores.values()), 3)
-
-
-def _logistic(x: float) -> float:
-    return 1 / (1 + math.exp(-max(-60.0, min(60.0, x))))
 
 
 def describe(feature: str) -> str:

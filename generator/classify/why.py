@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from ..corpus.taxonomy import Taxonomy
 from .model import WORD, TopicVerdict
-from .rules import Scan, Verdict, evaluate
+from .rules import Scan, evaluate
 from .suggest import suggest
 
 # A word whose summed effect on a topic's log-odds is smaller moves its confidence by under 2.5
@@ -57,7 +57,8 @@ def why(taxonomy: Taxonomy, title: str, abstract: str) -> list[Why]:
             effects = [(_words_of(f, found, written), e) for f, e in v.contributions]
             out.append(Why(v.id, v.name, v.confidence, v.chosen, *_words(effects)))
         else:
-            out.append(_from_rules(v))
+            effects = [(hit.found, float(hit.points)) for hit in v.hits]
+            out.append(Why(v.id, v.name, None, v.chosen, *_words(effects)))
     return out
 
 
@@ -85,11 +86,6 @@ def _written(text: str) -> dict[str, str]:
             dot = text[m.end():m.end() + 1] == "." and _ABBREVIATION.fullmatch(word)
             out[word] = m.group() + "." if dot else m.group()
     return out
-
-
-def _from_rules(v: Verdict) -> Why:
-    effects = [(hit.found, float(hit.points)) for hit in v.hits]
-    return Why(v.id, v.name, None, v.chosen, *_words(effects))
 
 
 def _words(effects: list[tuple[tuple[str, ...], float]]) -> tuple[tuple[str, ...], tuple[str, ...]]:

@@ -14,6 +14,7 @@ import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
+from urllib.parse import quote_plus
 
 from ..classify.model import REVIEW_HIGH, REVIEW_LOW
 from ..classify.why import Why
@@ -200,7 +201,8 @@ class Session:
             elif first == "?":
                 self._pages(HELP.format(n=len(self.topics)).split("\n"))
             elif first == "o":
-                url = paper.link("paper") or paper.link("pdf") or _search(tex_text(paper.title))
+                url = (paper.link("paper") or paper.link("pdf") or "https://arxiv.org/search/?searchtype=title&query="
+                       + quote_plus(tex_text(paper.title)))
                 opened = self.term.open(url)
                 note = f"{'opened' if opened else 'could not open a browser for'} {url}"
             else:
@@ -373,9 +375,3 @@ def _facts(paper: Paper, sources: list[str], width: int, shown: Callable[[str], 
     facts = first[:1] + ([cut(" ".join(first[1:]), width)] if len(first) > 1 else [])
     tags = cut("tags: " + (", ".join(paper.tags) if paper.tags else "none"), width)
     return [*facts, tags]
-
-
-def _search(title: str) -> str:
-    from urllib.parse import quote_plus
-
-    return "https://arxiv.org/search/?searchtype=title&query=" + quote_plus(title)

@@ -104,11 +104,6 @@ def _sequence_end(keys: str, i: int) -> int:
     return i + 2 if keys[i] == "O" else i + 1
 
 
-def _size() -> tuple[int, int]:
-    columns, lines = shutil.get_terminal_size((80, 24))
-    return columns, lines
-
-
 def _open_link(url: str) -> bool:
     import webbrowser
 
@@ -124,7 +119,7 @@ class Terminal:
 
     key: Callable[[], str]
     out: TextIO = field(default_factory=lambda: sys.stdout)
-    size: Callable[[], tuple[int, int]] = lambda: _size()
+    size: Callable[[], tuple[int, int]] = lambda: shutil.get_terminal_size((80, 24))
     open: Callable[[str], bool] = field(default_factory=lambda: _open_link)
 
     def show(self, lines: list[str], bold: int = 0) -> None:

@@ -75,10 +75,6 @@ MAX_TEXT = 1_000  # any text field without a limit of its own (ids, dates, sourc
 MAX_ITEMS = 100  # alternate titles or enriched records of one paper: real max 1 and 0
 
 
-def _err(path: str, entry: str | None, name: str, message: str) -> CorpusError:
-    return CorpusError(path, message, entry=entry, field=name)
-
-
 class Fields:
     """Typed access to one record's raw mapping. Each problem is noted (naming file, entry and
     field) and checking goes on, so that one run reports every problem of a file; `done` raises
@@ -97,7 +93,7 @@ class Fields:
             self.problem(unknown, f"unknown field; known fields: {', '.join(allowed)}")
 
     def problem(self, name: str, message: str) -> None:
-        self.problems.append(_err(self.path, self.entry, self.prefix + name, message))
+        self.problems.append(CorpusError(self.path, message, entry=self.entry, field=self.prefix + name))
 
     def done(self) -> None:
         raise_problems(self.problems)

@@ -54,10 +54,6 @@ def sort_papers(papers: Sequence[Paper], order: Order) -> list[Paper]:
     return newest_first(papers) if order is NEWEST else by_title(papers)
 
 
-def part_count(n: int, size: int = PART_SIZE) -> int:
-    return max(1, -(-n // size))
-
-
 def part_path(base: str, number: int) -> str:
     """The Markdown path of part `number` of the list whose first part is `base`.md."""
     return f"{base}.md" if number == 1 else f"{base}/{number}.md"
@@ -126,7 +122,7 @@ class Part(Generic[T]):
 
 
 def split(items: Sequence[T], base: str, size: int = PART_SIZE) -> list[Part[T]]:
-    total = part_count(len(items), size)
+    total = max(1, -(-len(items) // size))
     parts = []
     for number in range(1, total + 1):
         path = part_path(base, number)

@@ -27,13 +27,9 @@ PER_FILE = 50_000  # the sitemap protocol's limit of URLs per file
 
 _URL = re.compile(r"[ \t]*<url>.*?</url>\n?", re.S)
 _LOC = re.compile(r"<loc>([^<]*)</loc>")
-# A paper page, or a numbered later part of a list: "topics/serving/3/", ".../by-title/3/".
+# A page that only the full sitemaps list: a paper page, or a numbered later part of a list
+# ("topics/serving/3/", ".../by-title/3/"); the path is relative to the site root.
 _DETAIL = re.compile(r"^(?:papers/.+|(?:topics|tags|listings)/.+/\d+/)$")
-
-
-def is_detail(path: str) -> bool:
-    """True for a page that only the full sitemaps list (path relative to the site root)."""
-    return bool(_DETAIL.match(path))
 
 
 def split_sitemap(site_dir: Path, site_url: str) -> tuple[int, int] | None:
@@ -56,7 +52,7 @@ def split_sitemap(site_dir: Path, site_url: str) -> tuple[int, int] | None:
     for match in entries:
         loc = _LOC.search(match.group(0))
         path = loc.group(1)[len(base):] if loc and loc.group(1).startswith(base) else ""
-        (moved if is_detail(path) else kept).append(match.group(0))
+        (moved if _DETAIL.match(path) else kept).append(match.group(0))
     for old in site_dir.glob("sitemap-pages-*.xml"):
         old.unlink()
     names = ["sitemap.xml"]

@@ -168,7 +168,8 @@ def read_bibtex(text: str, shown: str, digest: str) -> Source:
             raise SourceError(shown, f"{error.args[0]!r} is not a defined @string macro", line=error.lineno,
                               entry=key, field=field) from None
         where = f" (entry from line {start})" if start != error.lineno else ""
-        raise SourceError(shown, f"{error.args[0]}{where}{_hint(error)}", line=error.lineno,
+        hint = "; is a brace or a quote left open?" if "premature end of file" in str(error.args[0]) else ""
+        raise SourceError(shown, f"{error.args[0]}{where}{hint}", line=error.lineno,
                           entry=key) from None
 
     parser.handle_error = handle_error
@@ -209,12 +210,6 @@ def read_bibtex(text: str, shown: str, digest: str) -> Source:
             notes += [f"{shown}:{line}: entry {key}: {note}" for note in entry_notes(values)]
     return Source(path=shown, format="bibtex", sha256=digest, entries=entries, is_listing=True,
                   notes=notes)
-
-
-def _hint(error: PybtexSyntaxError) -> str:
-    if "premature end of file" in str(error.args[0]):
-        return "; is a brace or a quote left open?"
-    return ""
 
 
 # Fields that name the work an entry is, not what it shares with the entry it cross-references

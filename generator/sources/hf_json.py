@@ -81,7 +81,7 @@ def read_hf_json(text: str, path: str, digest: str) -> Source:
     except RecursionError:  # Python's JSON reader nests as deep as its stack: about 1,000 levels
         raise SourceError(path, f"malformed JSON: {DEEP_JSON}") from None
     return Source(path=path, format="hf-json", sha256=digest, entries=entries,
-                  is_listing=is_listing, date=_common_date(entries))
+                  is_listing=is_listing, date=max((e.date for e in entries if e.date), default=None))
 
 
 def hf_item_entry(item: Any, position: int, path: str) -> RawEntry:
@@ -122,8 +122,3 @@ def hf_item_entry(item: Any, position: int, path: str) -> RawEntry:
 def iso_date(value: Any) -> str | None:
     """The day of an ISO timestamp; nothing for what is not a real day ('2025-13-45')."""
     return value[:10] if isinstance(value, str) and is_date(value[:10], day=True) else None
-
-
-def _common_date(entries: list[RawEntry]) -> str | None:
-    dates = sorted({e.date for e in entries if e.date})
-    return dates[-1] if dates else None
