@@ -303,13 +303,18 @@ def make_project(tmp: Path, corpus: Path | None = None) -> Path:
     return project
 
 
+def replace_in(path: Path, old: str, new: str, count: int = -1) -> Path:
+    """A test's hand edit of a text file (returned): `old`, which it must hold, made `new`."""
+    text = path.read_text(encoding="utf-8")
+    assert old in text, f"{old!r} is not in {path}"
+    path.write_text(text.replace(old, new, count), encoding="utf-8")
+    return path
+
+
 def plugin_option(project: Path, line: str) -> None:
     """Add an option line (`key: value`) to the survey plugin of the project's mkdocs.yml."""
-    path = project / "mkdocs.yml"
-    config = path.read_text(encoding="utf-8")
     anchor = "      templates: templates\n"
-    assert anchor in config
-    path.write_text(config.replace(anchor, anchor + f"      {line}\n"), encoding="utf-8")
+    replace_in(project / "mkdocs.yml", anchor, anchor + f"      {line}\n")
 
 
 def mkdocs_build(project: Path, site: Path | None = None) -> Path:

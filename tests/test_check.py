@@ -10,7 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, make_corpus, survey
+from conftest import ROOT, make_corpus, replace_in, survey
 
 from generator.core.text import slugify
 from generator.corpus.model import Paper
@@ -46,32 +46,19 @@ def test_any_text_round_trips(text: str) -> None:
     assert again == paper
 
 
-def _broken_corpus(tmp_path: Path) -> Path:
-    corpus = shutil.copytree(ROOT / "corpus", tmp_path / "corpus")
+def test_check_reports_one_line_per_problem(corpus: Path) -> None:
+    dup = "breadth-first-pipeline-parallelism"
     papers = corpus / "papers"
     (papers / "2bp-2-stage-backpropagation.yaml").write_text(
         "slug: 2bp-2-stage-backpropagation\ntitle: 'unclosed\nabstract: x\n")
-    text = (papers / "qlora-efficient-finetuning-of-quantized-llms.yaml").read_text()
-    (papers / "qlora-efficient-finetuning-of-quantized-llms.yaml").write_text(
-        text.replace("- lora", "- loras"))
-    text = (papers / "s-lora-serving-thousands-of-concurrent-lora-adapters.yaml").read_text()
-    (papers / "s-lora-serving-thousands-of-concurrent-lora-adapters.yaml").write_text(
-        text.replace("topics:\n", "topics:\n- servng\n"))
-    dup = (papers / "breadth-first-pipeline-parallelism.yaml").read_text()
-    (papers / "breadth-first-pipeline-parallelism-copy.yaml").write_text(
-        dup.replace("slug: breadth-first-pipeline-parallelism",
-                    "slug: breadth-first-pipeline-parallelism-copy"))
-    (papers / "renamed.yaml").write_text(
-        (papers / "rewrite-the-stars.yaml").read_text())
-    (papers / "rewrite-the-stars.yaml").unlink()
-    text = (papers / "gpipe-efficient-training-of-giant-neural-networks-using-pipeline.yaml").read_text()
-    (papers / "gpipe-efficient-training-of-giant-neural-networks-using-pipeline.yaml").write_text(
-        text.replace("topics:", "links:\n  code: javascript:alert(1)\ntopics:"))
-    return corpus
-
-
-def test_check_reports_one_line_per_problem(tmp_path: Path) -> None:
-    corpus = _broken_corpus(tmp_path)
+    replace_in(papers / "qlora-efficient-finetuning-of-quantized-llms.yaml", "- lora", "- loras")
+    replace_in(papers / "s-lora-serving-thousands-of-concurrent-lora-adapters.yaml", "topics:\n",
+               "topics:\n- servng\n")
+    copy = shutil.copyfile(papers / f"{dup}.yaml", papers / f"{dup}-copy.yaml")
+    replace_in(copy, f"slug: {dup}", f"slug: {dup}-copy")
+    (papers / "rewrite-the-stars.yaml").rename(papers / "renamed.yaml")
+    replace_in(papers / "gpipe-efficient-training-of-giant-neural-networks-using-pipeline.yaml", "topics:",
+               "links:\n  code: javascript:alert(1)\ntopics:")
     result = survey("check", "--corpus", str(corpus))
     assert result.returncode == 1
     lines = result.stderr.strip().splitlines()

@@ -16,7 +16,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from conftest import FIXTURES, ROOT, loopback, make_corpus, real_papers, snapshot, survey, unfill
+from conftest import FIXTURES, ROOT, loopback, make_corpus, real_papers, replace_in, snapshot, survey, unfill
 
 from generator.core.text import match_key
 from generator.corpus.model import Paper
@@ -94,8 +94,8 @@ def apis() -> Iterator[Apis]:
 def corpus_copy(tmp_path: Path, name: str = "corpus") -> Path:
     target = shutil.copytree(ROOT / "corpus", tmp_path / name)
     unfill(target, "BibTeX bibliography ", PAPERS)  # these papers without their BibTeX fills
-    gptq = target / "papers" / f"{GPTQ}.yaml"  # a curator decided GPTQ's authors: never filled
-    gptq.write_text(gptq.read_text().replace("curated:\n", "curated:\n- authors\n"))
+    # a curator decided GPTQ's authors: never filled
+    replace_in(target / "papers" / f"{GPTQ}.yaml", "curated:\n", "curated:\n- authors\n")
     return target
 
 

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import ROOT, make_corpus, make_project, mkdocs_build, snapshot, soup, survey
+from conftest import ROOT, make_corpus, make_project, mkdocs_build, replace_in, snapshot, soup, survey
 
 from generator.corpus.model import Entry, Listing, Paper
 from generator.corpus.store import listing_text, paper_text
@@ -66,10 +66,7 @@ def bounded(*args: str, seconds: float = 300, prelude: str = "") -> subprocess.C
 
 
 def edit_paper(corpus: Path, old: str, new: str, slug: str = PAPER) -> None:
-    path = corpus / "papers" / f"{slug}.yaml"
-    text = path.read_text(encoding="utf-8")
-    assert old in text
-    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    replace_in(corpus / "papers" / f"{slug}.yaml", old, new, 1)
 
 
 def import_refused(tmp_path: Path, source: Path, *needles: str) -> str:
@@ -102,10 +99,8 @@ def hostile_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[
     corpus = tmp / "corpus"
     (corpus / "papers").mkdir(parents=True)
     (corpus / "listings").mkdir()
-    taxonomy = (ROOT / "corpus" / "taxonomy.yaml").read_text(encoding="utf-8")
-    assert "  name: Kernels\n" in taxonomy
-    taxonomy = taxonomy.replace("  name: Kernels\n", f"  name: {json.dumps(TOPIC_NAME)}\n")
-    (corpus / "taxonomy.yaml").write_text(taxonomy, encoding="utf-8")
+    shutil.copy(ROOT / "corpus" / "taxonomy.yaml", corpus / "taxonomy.yaml")
+    replace_in(corpus / "taxonomy.yaml", "  name: Kernels\n", f"  name: {json.dumps(TOPIC_NAME)}\n")
     papers = []
     for i, text in enumerate(PAYLOADS):
         paper = Paper(slug=f"hostile-{i}", title=text if i % 2 else f"{text} in a title",
@@ -179,13 +174,10 @@ def test_csv_export_cannot_run_a_formula(hostile_build: tuple[Path, list[Paper]]
 
 
 def test_check_refuses_markup_in_listing_topic_and_tag_names(corpus: Path) -> None:
-    path = sorted((corpus / "listings").glob("*.yaml"))[0]
-    text = path.read_text(encoding="utf-8")
-    path.write_text(text.replace("\nname: ", "\nname: <script>alert(1)</script> ", 1), encoding="utf-8")
-    text = (corpus / "taxonomy.yaml").read_text(encoding="utf-8")
-    text = text.replace("  name: Kernels\n", "  name: <img src=x onerror=alert(1)>\n")
-    (corpus / "taxonomy.yaml").write_text(text.replace("  name: Data parallelism\n", "  name: <b>Data</b>\n"),
-                                          encoding="utf-8")
+    path = replace_in(sorted((corpus / "listings").glob("*.yaml"))[0], "\nname: ",
+                      "\nname: <script>alert(1)</script> ", 1)
+    replace_in(corpus / "taxonomy.yaml", "  name: Kernels\n", "  name: <img src=x onerror=alert(1)>\n")
+    replace_in(corpus / "taxonomy.yaml", "  name: Data parallelism\n", "  name: <b>Data</b>\n")
     problems = checked(corpus)
     assert len(problems) == 3, problems  # and no paper's topic or tag reported as unknown
     assert any(f"{path.name}: entry {path.stem}: field 'name': contains markup" in p for p in problems)

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from conftest import make_corpus, make_project, mkdocs_build, snapshot
+from conftest import make_corpus, make_project, mkdocs_build, replace_in, snapshot
 from mkdocs.commands.build import build
 from mkdocs.config import load_config
 
@@ -73,24 +73,21 @@ def test_incremental_rebuilds_equal_a_clean_build(
     assert gc.get_freeze_count() > 0
 
     # An edit to one abstract: its page and the pages that quote it, nothing else.
-    path = papers / "rewrite-the-stars.yaml"
-    path.write_text(path.read_text().replace("Recent studies", "Newer studies", 1))
+    path = replace_in(papers / "rewrite-the-stars.yaml", "Recent studies", "Newer studies", 1)
     changed = rebuild()
     assert "papers/rewrite-the-stars/index.html" in changed
     assert len(changed) < 10, sorted(changed)
     assert _differences(mkdocs_build(project, tmp_path / "clean1"), served) == []
 
     # A title edit: the tag listings show titles, so they follow.
-    text = path.read_text()
-    path.write_text(text.replace("title: Rewrite the Stars", "title: Rewrite the Stars Again", 1))
+    replace_in(path, "title: Rewrite the Stars", "title: Rewrite the Stars Again", 1)
     rebuild()
     assert _differences(mkdocs_build(project, tmp_path / "clean2"), served) == []
 
     # An added paper: its page, its topic and tag pages, the pages listing it.
     shutil.copy(papers / "rewrite-the-stars.yaml", papers / "a-new-paper.yaml")
-    new = papers / "a-new-paper.yaml"
-    new.write_text(new.read_text().replace("slug: rewrite-the-stars", "slug: a-new-paper")
-                   .replace("title: Rewrite the Stars Again", "title: A New Paper About Stars"))
+    new = replace_in(papers / "a-new-paper.yaml", "slug: rewrite-the-stars", "slug: a-new-paper")
+    replace_in(new, "title: Rewrite the Stars Again", "title: A New Paper About Stars")
     changed = rebuild()
     assert "papers/a-new-paper/index.html" in changed
     assert len(changed) < 100, len(changed)
@@ -191,8 +188,7 @@ def test_the_serve_cache_sees_a_changed_file_whose_mtime_and_size_were_kept(
     assert load_corpus(corpus, cache=cache).papers["rewrite-the-stars"].title == "Rewrite the Stars"
     path = corpus / "papers" / "rewrite-the-stars.yaml"
     st = path.stat()
-    path.write_text(path.read_text(encoding="utf-8").replace("Rewrite the Stars", "Rewrite the Stabs"),
-                    encoding="utf-8")
+    replace_in(path, "Rewrite the Stars", "Rewrite the Stabs")
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
     assert (path.stat().st_mtime_ns, path.stat().st_size) == (st.st_mtime_ns, st.st_size)
     assert load_corpus(corpus, cache=cache).papers["rewrite-the-stars"].title == "Rewrite the Stabs"

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 import yaml
 from bs4 import BeautifulSoup
-from conftest import ROOT, make_corpus, make_project, mkdocs_build, soup, survey
+from conftest import ROOT, make_corpus, make_project, mkdocs_build, replace_in, soup, survey
 from linkcheck import check_site
 
 from generator.core.tex import tex_text
@@ -76,10 +76,8 @@ def test_every_internal_link_and_anchor_resolves(real_site: Path) -> None:
 def test_link_check_finds_a_broken_link(real_site: Path, tmp_path: Path) -> None:
     site = tmp_path / "site"
     shutil.copytree(real_site, site)
-    page = site / "topics" / "kernels" / "index.html"
-    page.write_text(page.read_text().replace("../../papers/", "../../paper/", 1))
-    anchor = site / "about" / "index.html"
-    anchor.write_text(anchor.read_text().replace("</article>", '<a href="#nowhere">x</a></article>'))
+    replace_in(site / "topics" / "kernels" / "index.html", "../../papers/", "../../paper/", 1)
+    replace_in(site / "about" / "index.html", "</article>", '<a href="#nowhere">x</a></article>')
     broken = check_site(site, base=SITE_PATH)
     assert {b.page for b in broken} == {"topics/kernels/index.html", "about/index.html"}
 
@@ -473,8 +471,7 @@ def test_survey_build_writes_the_same_markdown(tmp_path: Path) -> None:
 def test_changing_a_corpus_file_changes_the_rebuilt_site(tmp_path: Path) -> None:
     project = make_project(tmp_path, make_corpus(tmp_path / "small"))
     site = mkdocs_build(project)
-    path = project / "corpus" / "papers" / "rewrite-the-stars.yaml"
-    path.write_text(path.read_text().replace("Recent studies", "Newer studies", 1))
+    replace_in(project / "corpus" / "papers" / "rewrite-the-stars.yaml", "Recent studies", "Newer studies", 1)
     rebuilt = mkdocs_build(project, tmp_path / "site2")
     before = abstract_of(soup(site / "papers" / "rewrite-the-stars" / "index.html"))
     after = abstract_of(soup(rebuilt / "papers" / "rewrite-the-stars" / "index.html"))
@@ -528,8 +525,8 @@ def test_mkdocs_serve_rebuilds_when_a_corpus_file_changes(tmp_path: Path, flags:
     with mkdocs_serve(project, log, *flags) as (base, server):
         url = base + "papers/rewrite-the-stars/"
         wait_for_page(url, "Recent studies", server, log)
-        path = project / "corpus" / "papers" / "rewrite-the-stars.yaml"
-        path.write_text(path.read_text().replace("Recent studies", "Served studies", 1))
+        replace_in(project / "corpus" / "papers" / "rewrite-the-stars.yaml", "Recent studies",
+                   "Served studies")
         wait_for_page(url, "Served studies", server, log)
 
 
