@@ -1,7 +1,7 @@
 """BibTeX as a careless user or an attacker writes it (issue 31): macros that expand without
 bound, one over-long entry among good ones, `crossref`, a long comment before the first entry,
 LaTeX left raw, `and others`, links of other schemes, invisible characters in names. Each case
-is the smallest file that shows it; in-process runs of `survey` (`main`) where a command's
+is the smallest file that shows it; in-process runs of `survey` (conftest.survey) where a command's
 output matters."""
 
 from __future__ import annotations
@@ -11,9 +11,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import ROOT, make_corpus
+from conftest import ROOT, make_corpus, survey
 
-from generator.cli.main import main
 from generator.core.errors import SourceError
 from generator.corpus.export import bibtex
 from generator.corpus.model import Paper
@@ -27,12 +26,6 @@ GOOD = "@article{good,\n  title = {A Good Paper},\n  abstract = {Fine.},\n  year
 def read(text: str) -> tuple[list, list[str]]:
     source = parse_source(text.encode(), "refs.bib")
     return source.entries, source.notes
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 # --- macros -------------------------------------------------------------------------------------
@@ -73,21 +66,20 @@ def test_a_macro_read_in_many_entries_is_refused() -> None:
     ("x" * 2_001, "is 2,001 characters long; a paper's title is read up to 2,000"),
     ("{x}" * 400 + "y" * 601, "is 1,001 characters long once typeset; at most 1,000 are allowed"),
 ])
-def test_an_over_long_field_skips_its_entry_not_the_file(title: str, why: str, tmp_path: Path,
-                                                         capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_over_long_field_skips_its_entry_not_the_file(title: str, why: str, tmp_path: Path) -> None:
     bib = tmp_path / "refs.bib"
     bib.write_text(GOOD + "@misc{long, title = {" + title + "}, abstract = {A}}\n", encoding="utf-8")
     corpus = make_corpus(tmp_path / "corpus", "empty")
-    code, out, err = run(capsys, "import", str(bib), "--corpus", str(corpus))
-    assert code == 0, err
-    assert f"note: {bib}:6: entry long: field 'title': {why}; entry skipped" in out.splitlines()
+    result = survey("import", str(bib), "--corpus", str(corpus))
+    assert result.returncode == 0, result.stderr
+    assert f"note: {bib}:6: entry long: field 'title': {why}; entry skipped" in result.stdout.splitlines()
     assert [p.title for p in load_corpus(corpus).papers.values()] == ["A Good Paper"]
     # enrich reads the same file the same way, and says so
     (corpus / "papers" / "a-good-paper.yaml").write_text(
         "slug: a-good-paper\ntitle: A Good Paper\nabstract: Fine.\ntopics: []\ntags: []\n", encoding="utf-8")
-    code, out, err = run(capsys, "enrich", "--web", "none", "--from", str(bib), "--corpus", str(corpus))
-    assert code == 0, err
-    assert f"note: {bib}:6: entry long: field 'title': {why}; entry skipped" in out.splitlines()
+    result = survey("enrich", "--web", "none", "--from", str(bib), "--corpus", str(corpus))
+    assert result.returncode == 0, result.stderr
+    assert f"note: {bib}:6: entry long: field 'title': {why}; entry skipped" in result.stdout.splitlines()
     assert load_corpus(corpus).papers["a-good-paper"].date == "2024"
 
 
@@ -114,19 +106,19 @@ def test_a_bibliography_after_long_comments_is_read_as_bibtex() -> None:
 # --- authors ------------------------------------------------------------------------------------
 
 
-def test_and_others_is_kept_as_et_al_and_shown(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_and_others_is_kept_as_et_al_and_shown(tmp_path: Path) -> None:
     bib = tmp_path / "refs.bib"
     bib.write_text("@misc{m, title = {Many Hands}, abstract = {A.}, author = {Lee, Ann and others},\n"
                    "  year = 2024}\n")
     corpus = make_corpus(tmp_path / "corpus", "empty")
-    assert run(capsys, "import", str(bib), "--corpus", str(corpus))[0] == 0
+    assert survey("import", str(bib), "--corpus", str(corpus)).returncode == 0
     paper = load_corpus(corpus).papers["many-hands"]
     assert (paper.authors, paper.et_al) == (["Ann Lee"], True)
     assert "authors:\n- Ann Lee\net_al: true\n" in (corpus / "papers" / "many-hands.yaml").read_text()
     page = Site(load_corpus(corpus), ROOT / "templates").pages()["papers/many-hands.md"]
     assert "(../search.md?author=Ann%20Lee){ data-pagefind-filter=\"author\" } et al.\n" in page
     assert "author = {Ann Lee and others}" in (bibtex(paper) or "")
-    assert main(["check", "--corpus", str(corpus)]) == 0
+    assert survey("check", "--corpus", str(corpus)).returncode == 0
 
 
 @pytest.mark.parametrize(("value", "problem"), [
@@ -198,8 +190,7 @@ def test_what_no_paper_can_bear_is_not_read_from_an_entry() -> None:
                                                       (2, "b", "https://arxiv.org@evil.example/")]]
 
 
-def test_two_entries_alike_but_for_their_titles_are_two_papers_for_review(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_two_entries_alike_but_for_their_titles_are_two_papers_for_review(tmp_path: Path) -> None:
     """A bibliography's entries under two titles are two works to its author: abstracts a word
     apart do not make them one paper without a person."""
     abstract = ("We route every request of a serving system through a cache of evil links, and show "
@@ -210,8 +201,9 @@ def test_two_entries_alike_but_for_their_titles_are_two_papers_for_review(
         f"year = {{2024}}, abstract = {{{abstract.format(n)}}}}}\n"
         for key, more, n in (("one", "", "three"), ("two", " Three", "four"))), encoding="utf-8")
     corpus = make_corpus(tmp_path / "corpus", "empty")
-    code, out, _ = run(capsys, "import", str(bib), "--corpus", str(corpus))
-    assert code == 0
+    result = survey("import", str(bib), "--corpus", str(corpus))
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
     assert out.startswith("entries read: 2; papers added: 2; already in the corpus: 0; possible "
                           "duplicates to look at: 1")
     assert (f"review: {bib} entry two (line 2) 'Pipeline Serving With Evil Links Three': may be the same "
