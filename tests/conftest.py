@@ -71,7 +71,6 @@ def _real(present: bool, what: str) -> None:
 
 
 def real_papers() -> Path:
-    """The real daily-papers file."""
     _real(REAL_PAPERS.exists(), str(REAL_PAPERS))
     return REAL_PAPERS
 
@@ -121,7 +120,6 @@ def survey(*args: str, cwd: Path | None = None, input: str | None = None,
 def survey_process(*args: str, cwd: Path | None = None, input: str | None = None,
                    env: dict[str, str] | None = None, timeout: float = 600,
                    ) -> subprocess.CompletedProcess[str]:
-    """Run the real `survey` command line in a subprocess."""
     return subprocess.run([sys.executable, "-m", "generator", *args], cwd=cwd or ROOT, input=input,
                           capture_output=True, text=True, env={**os.environ, **(env or {})}, timeout=timeout)
 

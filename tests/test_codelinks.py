@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import ROOT, make_corpus, survey
+from conftest import ROOT, hf_feed, hf_item, make_corpus, survey
 
 from generator.corpus.store import load_corpus
 from generator.sources.codelinks import repository_url
@@ -62,13 +62,11 @@ def test_a_merge_gives_a_code_link_but_never_over_curated_links(tmp_path: Path) 
             "slug": slug, "title": f"The {slug.title()} Paper On Kernels",
             "abstract": f"We write kernels for {slug} GPUs; code at https://github.com/o/{slug}.",
             "topics": [], "tags": [], **({"curated": curated} if curated else {})}), encoding="utf-8")
-    feed = tmp_path / "feed.json"
-    feed.write_text(json.dumps([
-        {"paper": {"id": f"2502.0000{i}", "title": f"The {slug.title()} Paper On Kernels",
-                   "summary": f"We write kernels for {slug} GPUs; code at https://github.com/o/{slug}.",
-                   "authors": [{"name": "A B"}]}} for i, slug in enumerate(("free", "pinned"), 1)]),
-        encoding="utf-8")
-    assert survey("import", str(feed), "--corpus", str(corpus), env=DAY).returncode == 0
+    feed = hf_feed(tmp_path / "feed.json", *(
+        hf_item(f"2502.0000{i}", f"The {slug.title()} Paper On Kernels",
+                f"We write kernels for {slug} GPUs; code at https://github.com/o/{slug}.", ["A B"])
+        for i, slug in enumerate(("free", "pinned"), 1)))
+    assert survey("import", feed, "--corpus", str(corpus), env=DAY).returncode == 0
     papers = load_corpus(corpus).papers
     assert papers["free"].links == {"code": "https://github.com/o/free"}
     assert papers["pinned"].links == {}

@@ -336,9 +336,8 @@ def test_json_item_without_summary_is_named(tmp_path: Path) -> None:
     items = json.loads((FIXTURES / "daily_papers.json").read_text())
     del items[1]["paper"]["summary"]
     items[1].pop("summary", None)
-    bad = tmp_path / "daily.json"
-    bad.write_text(json.dumps(items))
-    result = survey("import", str(bad), "--corpus", str(make_corpus(tmp_path / "corpus", "empty")))
+    bad = hf_feed(tmp_path / "daily.json", *items)
+    result = survey("import", bad, "--corpus", str(make_corpus(tmp_path / "corpus", "empty")))
     assert result.returncode == 1
     assert "#2 'TinyRoute" in result.stderr and "paper.summary" in result.stderr
 
