@@ -142,7 +142,7 @@ class Incremental:
                 file.changed = self.full or self.built.get(file.src_uri) != file.key
                 self.pending[file.src_uri] = file.key
             elif self.full:
-                file.is_modified = _always  # type: ignore[method-assign]
+                file.is_modified = lambda: True  # type: ignore[method-assign]
 
     def skipped(self, files: Files) -> list[File]:
         return [f for f in files.documentation_pages() if not f.is_modified()]
@@ -155,7 +155,7 @@ class Incremental:
                 Page(None, file, config)
             page = file.page
             assert page is not None
-            markdown, meta = self.sources.get(file.src_uri) or _read(file)
+            markdown, meta = self.sources.get(file.src_uri) or mkdocs_meta.get_data(file.content_string)
             page.markdown, page.meta = markdown, dict(meta)
 
     def page_read(self, page: Page) -> None:
@@ -197,15 +197,6 @@ def collect_garbage() -> None:
     gc.unfreeze()
     gc.collect()
     gc.freeze()
-
-
-def _always() -> bool:
-    return True
-
-
-def _read(file: File) -> tuple[str, dict[str, Any]]:
-    markdown, meta = mkdocs_meta.get_data(file.content_string)
-    return markdown, meta
 
 
 def _remove_empty_parents(folder: Path, root: Path) -> None:

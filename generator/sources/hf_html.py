@@ -66,8 +66,9 @@ def parse_hf_html(text: str, path: str) -> Page:
     listing = _props(reader.props.get("DailyPapers"), "DailyPapers", path)
     if listing is not None:
         items = listing.get("dailyPapers") or listing.get("searchResults") or []
+        date = listing.get("dateString")
         if isinstance(items, list) and items:
-            return Page(is_listing=True, items=items, date=_str(listing.get("dateString")),
+            return Page(is_listing=True, items=items, date=date if isinstance(date, str) and date else None,
                         url=reader.canonical)
     paper = _props(reader.props.get("PaperContent"), "PaperContent", path)
     if paper is not None and isinstance(paper.get("paper"), dict):
@@ -106,10 +107,6 @@ def _props(props: str | None, target: str, path: str) -> dict[str, Any] | None:
     except ValueError:  # Python reads no integer of more than 4,300 digits
         raise SourceError(path, f"the page's embedded {target} data is JSON with {LONG_NUMBER}") from None
     return data if isinstance(data, dict) else None
-
-
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
 
 
 class _Element:
