@@ -7,6 +7,8 @@ import datetime
 import io
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -203,3 +205,15 @@ def test_a_newcomer_s_slips_are_named_with_their_fix(tmp_path: Path) -> None:
     assert any(line.endswith("c-colon.yaml:2:10: field 'title': malformed YAML: mapping values are not "
                              "allowed in this context; put the value in quotes: title: 'KV: a cache'")
                for line in lines)
+
+
+def test_a_removed_working_directory_is_no_traceback(tmp_path: Path) -> None:
+    """A shell left in a folder that was removed: messages show paths as given (os.getcwd fails)."""
+    gone, none = tmp_path / "gone", tmp_path / "none"
+    for args, out in ((["check", "--corpus", str(ROOT / "corpus")], "all valid"),
+                      (["review", "--list", "--corpus", str(none)], f"{none}: no corpus")):
+        gone.mkdir()
+        script = f'cd "{gone}" && rmdir "{gone}" && exec "{sys.executable}" -m generator "$@"'
+        result = subprocess.run(["sh", "-c", script, "sh", *args], capture_output=True, text=True,
+                                timeout=120)
+        assert "Traceback" not in result.stderr and out in result.stdout + result.stderr, result.stderr[-500:]

@@ -73,10 +73,11 @@ def printable(text: str) -> str:
 
 def shown_path(path: str | os.PathLike[str]) -> str:
     """A path as messages show it: relative to the working directory where possible, and
-    printable (a file's name comes from whoever made the file)."""
+    printable (a file's name comes from whoever made the file). As given where there is no
+    relative form (another drive) or no working directory (removed under the shell)."""
     try:
         return printable(os.path.relpath(path))
-    except ValueError:
+    except (ValueError, OSError):
         return printable(str(path))
 
 
