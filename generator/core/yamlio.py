@@ -53,7 +53,7 @@ MAX_DEPTH = 1000
 def build(loader: Any) -> Any:
     """The value of the next node of loader's events and all it holds, built from the parser's
     events with no tree of nodes between (nodes and their marks cost 17 times the size of a real
-    listing, and up to 110 times for crafted input). The values may take at most COST times the
+    listing, and up to 220 times for crafted input). The values may take at most COST times the
     text they are built from, plus SLACK: past that the file is refused at the line reached, so no
     file costs more than about ten times its size. Also refused at their line: an alias (it repeats
     its anchor's value unwritten: 21 lines of aliases of aliases stand for billions of items), a key
