@@ -99,27 +99,27 @@ def unpacked(data: bytes, shown: str) -> bytes:
 # entry of it some 600 (an HTML page is streamed, hf_html.py: only its open elements are held,
 # some 100 bytes each). The real sources are sparse: an object or array per 290 bytes in the
 # daily-papers file (141,853 and 18,039 in 46 MB; a paper with 664 authors, 668 in 55 KB), a tag
-# or attribute per 43 bytes in the arXiv feed, a tag per 46 in a saved Hugging Face page, a
-# field per 54 in the real bibliographies, a line per 397 in the listing texts. A file with more
-# than one per 16 bytes (32 for lines: an entry is two) is no such source, and would take tens
-# of times its size once built (or, streamed, time for nothing): it is refused before. Counted as
-# the characters that open one, wherever they are (in strings too): an upper bound, and only past
-# a number whose cost does not matter (small files and fixtures are dense).
-BYTES_PER_NODE = 16
+# or attribute per 43 bytes in the arXiv feed, a tag per 46 in a saved Hugging Face page, a field
+# per 54 in the real bibliographies, a line per 397 in the listing texts. A file with more than
+# one per 16 bytes (32 for lines: an entry is two; the third item of each below) is no such
+# source, and would take tens of times its size once built (or, streamed, time for nothing): it is
+# refused before. Counted as the characters that open one, wherever they are (in strings too): an
+# upper bound, and only past a number whose cost does not matter (small files and fixtures are
+# dense).
 FREE_NODES = 100_000
 # What Python's JSON reader raises a ValueError on (int() of a longer string), said in one line.
 LONG_NUMBER = "a number of more than 4,300 digits"
-JSON_NODES = ("{[", "objects or arrays", "daily-papers JSON has one per 290")
-DENSITY = {"hf-json": JSON_NODES, "hf-html": ("<", "tags", "a saved Hugging Face page has one per 46"),
-           "arxiv-atom": ("<=", "tags or attributes", "an arXiv feed has one per 43"),
-           "bibtex": ("=", "fields", "a real bibliography has one per 54"),
-           "hf-text": ("\n", "lines", "a Hugging Face listing has one per 397")}
+JSON_NODES = ("{[", "objects or arrays", 16, "daily-papers JSON has one per 290")
+DENSITY = {"hf-json": JSON_NODES, "hf-html": ("<", "tags", 16, "a saved Hugging Face page has one per 46"),
+           "arxiv-atom": ("<=", "tags or attributes", 16, "an arXiv feed has one per 43"),
+           "bibtex": ("=", "fields", 16, "a real bibliography has one per 54"),
+           "hf-text": ("\n", "lines", 32, "a Hugging Face listing has one per 397")}
 
 
-def check_density(text: str, shown: str, marks: str, what: str, real: str) -> None:
-    """Refuse a text denser in what `marks` opens than any real source of its kind, before it is
-    parsed (see above)."""
-    count, per = sum(map(text.count, marks)), BYTES_PER_NODE * (2 if marks == "\n" else 1)
+def check_density(text: str, shown: str, marks: str, what: str, per: int, real: str) -> None:
+    """Refuse a text with more than one of what `marks` opens per `per` characters, denser than
+    any real source of its kind, before it is parsed (see above)."""
+    count = sum(map(text.count, marks))
     if count > max(FREE_NODES, len(text) // per):
         raise SourceError(shown, f"{count:,} {what} in {len(text):,} characters: more than one per {per}, "
                                  f"where {real}; not read")
