@@ -185,12 +185,16 @@ class Index:
         for token in set(key.split()) - _STOP:
             self._title_postings.setdefault(token, []).append(slug)
 
-    def match(self, title: str, abstract: str, arxiv: str | None) -> Match | None:
+    def match(self, title: str, abstract: str, arxiv: str | None, abstracts: bool = True) -> Match | None:
+        """The paper this entry is (same arXiv id, same title, or, with abstracts, an abstract
+        the same or all but the same under another title), or None."""
         if arxiv and arxiv in self.by_arxiv:
             return Match(self.by_arxiv[arxiv], "arxiv")
         key = match_key(title)
         if key in self.by_title:
             return Match(self.by_title[key], "title")
+        if not abstracts:
+            return None
         same = self.by_abstract.get(match_key(abstract))
         if same and self._compatible(same, arxiv):
             return Match(same, "abstract")

@@ -233,11 +233,9 @@ class Importer:
 
     def _place(self, raw: RawEntry, source: Source) -> Entry | None:
         label = f"{source.path} entry {raw.label}"
-        found = self.index.match(raw.title, raw.abstract, raw.arxiv)
-        if found and found.how.endswith("abstract") and source.format == "bibtex":
-            # A bibliography's entries are works its author tells apart: under another title, an
-            # abstract alike is a possible duplicate (below), never a merge.
-            found = None
+        # A bibliography's entries are works its author tells apart: under another title, an
+        # abstract alike is a possible duplicate (below), never a merge.
+        found = self.index.match(raw.title, raw.abstract, raw.arxiv, abstracts=source.format != "bibtex")
         if found:
             paper = self.papers[found.slug]
             updates = self._merge_updates(paper, raw)
