@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..core.errors import SurveyError
 from ..core.tex import tex_text
+from ..core.text import first_few
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
@@ -70,10 +71,8 @@ def cmd_classify(args: argparse.Namespace) -> int:
     written = write_files(corpus, changes)
     # After `survey train` the refresh changes most papers (945 lines at 951 papers): what was
     # written is counted, with a few lines to show what changed, as import does for its notes.
-    for line in said[:NAMED]:
+    for line in first_few(said, lambda n: f"and {n:,} more like these, counted below"):
         print(line)
-    if len(said) > NAMED:
-        print(f"and {len(said) - NAMED:,} more like these, counted below")
     kept = (f"; {changed['kept']:,} not taken where a person set the field (curated, kept)"
             if changed["kept"] else "")
     what = (f"suggested topics changed on {changed['topics']:,} papers, tags on {changed['tags']:,}, the "
@@ -81,9 +80,6 @@ def cmd_classify(args: argparse.Namespace) -> int:
             "of every paper are the model's already")
     print(f"survey classify: files written: {len(written):,} ({what}){kept}")
     return 0
-
-
-NAMED = 10  # the suggestions shown of a --write; the summary counts them all
 
 
 def quality_args(p: argparse.ArgumentParser) -> None:

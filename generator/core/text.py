@@ -6,7 +6,7 @@ import os
 import re
 import reprlib
 import unicodedata
-from collections.abc import Container
+from collections.abc import Callable, Container
 
 from .tex import tex_text
 
@@ -158,3 +158,9 @@ def first_sentence(text: str, limit: int = 240) -> str:
         cut = sentence[:limit].rsplit(" ", 1)[0]
         sentence = cut.rstrip(",;:") + " …"
     return sentence
+
+
+def first_few(lines: list[str], more: Callable[[int], str], most: int = 10) -> list[str]:
+    """The first `most` lines, then `more(N)` for the N left: thousands of lines of one kind
+    would bury every other line of a command's output (the summary after them counts them all)."""
+    return lines[:most] + ([more(len(lines) - most)] if len(lines) > most else [])

@@ -12,9 +12,8 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass, field
 
+from ..core.text import first_few
 from .scope import LeftOut
-
-NAMED = 10  # entries without an abstract named one by one; the summary counts them all
 
 
 def review_command(slug: str, corpus: str) -> str:
@@ -74,9 +73,8 @@ class Report:
             lines.append(f"not imported: {_n(n, 'entry', 'entries')} without an abstract, which `survey "
                          f"check` requires of a paper; give the entry an `abstract` field, or `survey add "
                          f"--arxiv ID` where it has one")
-            lines += [f"no abstract: {line}" for line in self.no_abstract[:NAMED]]
-            if n > NAMED:  # 5,000 lines would bury everything above them
-                lines.append(f"no abstract: and {n - NAMED:,} more entries")
+            lines += first_few([f"no abstract: {line}" for line in self.no_abstract],
+                               lambda left: f"no abstract: and {left:,} more entries")
         lines += [f"listing recorded: {s}" for s in self.listings]
         lines += [f"note: {s}" for s in self.notes]
         lines += [f"already imported, unchanged: {s}" for s in self.already]
