@@ -136,10 +136,11 @@ def counted(*args: str, env: dict[str, str] | None = None,
 
 def snapshot(folder: Path) -> dict[str, bytes]:
     """Every file's bytes, but the lock's (every command that reads or writes makes it, and
-    writes who holds it in it: generator/corpus/lock.py) and the review queue's order
-    (generator/corpus/first.py: no corpus data, written after a write)."""
+    writes who holds it in it: generator/corpus/lock.py), the review queue's order
+    (generator/corpus/first.py: no corpus data, written after a write) and the derived cache
+    (generator/corpus/derived.py: written by readers too)."""
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
-            if p.is_file() and p.name not in (".survey-lock", ".survey-first")}
+            if p.is_file() and p.name not in (".survey-lock", ".survey-first", ".survey-cache.json")}
 
 
 def unfill(corpus: Path, source: str, slugs: Container[str] | None = None) -> None:
@@ -165,8 +166,8 @@ def unfill(corpus: Path, source: str, slugs: Container[str] | None = None) -> No
 
 
 # The papers of the "review" corpus (issue 29): two whose topics a person reviewed (curated), the
-# others with the topics and confidence the model suggests, as an import writes them, one of
-# them with no topic, and one hostile paper of the model's.
+# others with the topics the model suggests, as an import writes them, one of them with no topic,
+# and one hostile paper of the model's.
 REVIEWED = ["2bp-2-stage-backpropagation", "8-bit-optimizers-via-block-wise-quantization"]
 SUGGESTED = ["a-unified-sequence-parallelism-approach-for-long-context", "analyzing-modern-nvidia-gpu-cores",
              "accelerating-feedforward-computation-via-parallel-nonlinear",
@@ -213,8 +214,7 @@ def make_corpus(to: Path, variant: str = "small", papers: Sequence[str] = ()) ->
         hostile = Paper(slug=HOSTILE_SLUG, title=HOSTILE_TITLE, abstract=HOSTILE_ABSTRACT, date="2025-01-02")
         for paper in [*(real.papers[s] for s in REVIEWED + SUGGESTED), hostile]:
             if paper.slug not in REVIEWED:
-                s = suggest(taxonomy, paper.title, paper.abstract)
-                paper.topics, paper.confidence = s.topic_ids, s.confidence
+                paper.topics = suggest(taxonomy, paper.title, paper.abstract).topic_ids
                 paper.curated = [c for c in paper.curated if c != "topics"]
             (to / paper.file).write_text(paper_text(paper), encoding="utf-8")
         return to

@@ -318,18 +318,3 @@ def test_a_paper_file_over_1_mib_is_refused_unread(tmp_path: Path) -> None:
     (corpus / "papers" / "big.yaml").unlink()
     with pytest.raises(SurveyError, match=f"nothing written: .*big.yaml: the file is {len(text):,} bytes"):
         write_files(load_corpus(corpus), [("papers/big.yaml", text)])
-
-
-def test_the_queue_reads_a_dense_paper_file_within_ten_times_its_size(tmp_path: Path) -> None:
-    """The queue composes paper files (faster than building them), at up to 220 times their size:
-    a file larger than any real paper file is read by load_yaml, which refuses dense values."""
-    from generator.core.yamlio import COST, SLACK
-    from generator.corpus.glance import glance_papers
-
-    corpus = make_corpus(tmp_path / "corpus", "empty")
-    (corpus / "papers").mkdir()
-    text = "slug: big\ntitle: T\nabstract: A\ntopics: []\ntags: []\nextra: [" + "[]," * 300_000 + "]\n"
-    (corpus / "papers" / "big.yaml").write_text(text)
-    error, held = peak(lambda: glance_papers(corpus))
-    assert isinstance(error, CorpusError) and "too many small values" in str(error), error
-    assert held < COST * len(text) + SLACK, held

@@ -230,15 +230,15 @@ def test_progress_shows_on_a_terminal_only(monkeypatch: pytest.MonkeyPatch) -> N
     assert quiet.getvalue() == ""
 
 
-def test_suggest_all_equals_one_by_one() -> None:
+def test_suggest_all_equals_one_by_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    from generator.classify import pool
     from generator.classify import suggest as module
+    from generator.classify.model import features, features_all
 
     texts = [(p.title, p.abstract) for p in CORPUS.sorted_papers()][:120]
     one_by_one = [module.brief(suggest(TAX, t, a)) for t, a in texts]
-    saved = module.PARALLEL_FROM
-    module.PARALLEL_FROM = 10  # force the worker processes on a small input
-    try:
-        assert module.suggest_all(TAX, texts, workers=2) == one_by_one
-    finally:
-        module.PARALLEL_FROM = saved
+    monkeypatch.setattr(pool, "PARALLEL_FROM", 10)  # force the worker processes on a small input
+    assert module.suggest_all(TAX, texts, workers=2) == one_by_one
+    assert features_all(TAX, texts) == [features(TAX, t, a) for t, a in texts]  # training's, likewise
+    monkeypatch.undo()
     assert module.suggest_all(TAX, texts, workers=1) == one_by_one

@@ -8,19 +8,20 @@ a pty, and the exit codes once in a subprocess.
 from __future__ import annotations
 
 import os
+import re
 import select
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-import yaml
 from conftest import HOSTILE_SLUG, HOSTILE_TITLE, REVIEWED, ROOT, SUGGESTED, snapshot, survey
 
-from generator.classify.review import Pending, missed_topic, queue, review_order
+from generator.classify.derived import for_queue
+from generator.classify.review import Pending, queue, review_order
 from generator.cli.main import main
 from generator.core.text import printable, shown_path
-from generator.corpus.glance import glance_papers
+from generator.corpus.derived import Derived, glance_papers
 from generator.corpus.store import load_corpus
 
 WAITING = [*SUGGESTED, HOSTILE_SLUG]
@@ -46,7 +47,9 @@ def test_review_order_puts_the_most_expected_wrong_topics_first_and_ties_by_slug
 
 
 def waiting(corpus: Path, topic: str | None = None) -> list[Pending]:
-    return queue(glance_papers(corpus), load_corpus(corpus).taxonomy.topic_ids, topic)
+    taxonomy = load_corpus(corpus).taxonomy
+    glances, scores, _ = for_queue(corpus, lambda: taxonomy)
+    return queue(glances, scores, taxonomy.topic_ids, topic)
 
 
 def test_the_queue_is_every_paper_whose_topics_no_person_confirmed(corpus: Path) -> None:
@@ -56,16 +59,41 @@ def test_the_queue_is_every_paper_whose_topics_no_person_confirmed(corpus: Path)
     assert wrong == sorted(wrong, reverse=True) and wrong[0] > wrong[-1]
 
 
-def test_the_queue_is_ordered_from_what_the_files_store(corpus: Path) -> None:
-    """No paper is scored again: a paper file's stored confidence is what orders it (here made
-    the most doubtful of all by hand), whatever the model would say of its text now."""
-    path = corpus / "papers" / f"{SUGGESTED[0]}.yaml"
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    data["confidence"] = {t: "0.5" for t in data["topics"]}
-    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
-    assert waiting(corpus)[0].slug == SUGGESTED[0]
-    (corpus / "topic_model.yaml").unlink()  # and no model is read for the order
-    assert waiting(corpus)[0].slug == SUGGESTED[0]
+def test_the_queue_is_ordered_from_the_derived_cache_and_follows_the_model(
+        corpus: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once a command has scored the papers with this model, the queue opens from the cache: no
+    paper is scored and neither the taxonomy nor the model is parsed (its numbers, here made by
+    hand the most doubtful of all for one paper, are what order it). The cache is keyed by the
+    model: another model's scores are never used, and the papers are scored again."""
+    import json
+
+    from generator.classify import suggest
+    from generator.corpus.taxonomy import Taxonomy
+
+    first = waiting(corpus)  # scored, and kept
+    path = corpus / ".survey-cache.json"
+    cache = json.loads(path.read_text(encoding="utf-8"))
+    last = first[-1].slug
+    text = next(g[4] for g in cache["papers"].values() if g[0] == last)
+    cache["scores"][text] = {t: 0.5 for t in cache["scores"][text]}
+    path.write_text(json.dumps(cache), encoding="utf-8")
+
+    def refused(*args: object, **kwargs: object) -> None:
+        raise AssertionError("scored or parsed again")
+
+    with monkeypatch.context() as m:
+        m.setattr(suggest, "suggest_all", refused)
+        m.setattr(Taxonomy, "load", refused)
+        glances, scores, topics = for_queue(corpus, refused)  # type: ignore[arg-type]
+        assert queue(glances, scores, [t for t, _ in topics])[0].slug == last
+    model = corpus / "topic_model.yaml"  # a curator edits a weight: another model
+    model.write_text(re.sub(r"bias: (\S+)", lambda m: f"bias: {float(m[1]) + 1}", model.read_text(
+        encoding="utf-8"), count=1), encoding="utf-8")
+    taxonomy = load_corpus(corpus).taxonomy
+    paper = load_corpus(corpus).papers[last]
+    _, scores, _ = for_queue(corpus, lambda: taxonomy)
+    assert scores[last] == {v.id: round(v.confidence, 4) for v in suggest.suggest(
+        taxonomy, paper.title, paper.abstract).topics} != {t: 0.5 for t in scores[last]}
 
 
 # --- --list and --topic ------------------------------------------------------------------------
@@ -147,25 +175,22 @@ def test_topic_narrows_the_queue_to_papers_that_have_it_or_may_have_missed_it(
 
 def test_topic_finds_the_papers_the_model_may_have_missed_it_on(
         corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """A paper the model gave kernels (0.60) and serving 0.33, parallelism 0.24, written as import
-    writes it (confidence of kernels alone, and the doubt): `--topic serving` finds it, though its
-    file says nothing of serving; parallelism (under 0.25) does not. A paper whose stored doubt
-    leaves no room for a missed topic is not scored again."""
+    """A paper the model gave kernels (0.60) and serving 0.33, parallelism 0.24: `--topic serving`
+    finds it, though its file says nothing of serving; parallelism (under 0.25) does not. Its
+    confidence in every topic is kept, so nothing is scored again for --topic."""
     from generator.classify.suggest import suggest
     from generator.corpus.model import Paper
     from generator.corpus.store import paper_text
 
     taxonomy = load_corpus(corpus).taxonomy
-    for slug, sure in (("faster-attention", False), ("faster-attention-sure", True)):
-        near = Paper(slug=slug, title="Faster attention on GPUs", abstract="A fused kernel for attention.")
-        s = suggest(taxonomy, near.title, near.abstract)
-        near.topics, near.confidence, near.doubt = s.topic_ids, s.confidence, s.doubt
-        scores = {v.id: round(v.confidence, 2) for v in s.topics}
-        assert (near.topics, near.confidence, scores["serving"], scores["parallelism"]) == (
-            ["kernels"], {"kernels": 0.6}, 0.33, 0.24)
-        if sure:
-            near.doubt = 0.41  # what kernels 0.60 alone gives: the other topics were sure
-        (corpus / near.file).write_text(paper_text(near), encoding="utf-8")
+    near = Paper(slug="faster-attention", title="Faster attention on GPUs",
+                 abstract="A fused kernel for attention.")
+    s = suggest(taxonomy, near.title, near.abstract)
+    near.topics = s.topic_ids
+    scores = {v.id: round(v.confidence, 2) for v in s.topics}
+    assert (near.topics, scores["kernels"], scores["serving"], scores["parallelism"]) == (
+        ["kernels"], 0.6, 0.33, 0.24)
+    (corpus / near.file).write_text(paper_text(near), encoding="utf-8")
     serving = listed(corpus, "--topic", "serving", capsys=capsys)
     assert [line.split()[0] for line in serving] == [
         "faster-attention", "accelerating-feedforward-computation-via-parallel-nonlinear"]
@@ -174,9 +199,6 @@ def test_topic_finds_the_papers_the_model_may_have_missed_it_on(
     assert capsys.readouterr().err == ""
     parallelism = [line.split()[0] for line in listed(corpus, "--topic", "parallelism", capsys=capsys)]
     assert "faster-attention" not in parallelism and len(parallelism) == 3
-    counted: list[tuple[int, int]] = []  # what a terminal's counter is told: 6 of the 7 scored
-    missed_topic(glance_papers(corpus), "serving", taxonomy, lambda done, of: counted.append((done, of)))
-    assert counted == [(0, 6), (6, 6)]
 
 
 # --- exits, and corpora without a model or a waiting paper -------------------------------------
@@ -210,19 +232,21 @@ def test_a_terminal_with_nothing_waiting_is_told_so(
 
 
 def test_the_queue_reads_a_hand_written_file_as_check_does(corpus: Path) -> None:
-    """corpus/glance.py reads a few keys of each file's YAML: a file written by hand in another
-    style (flow mappings, a quoted title whose second line reads like a key) gives what the full
-    read gives, and a file check refuses is refused in check's words."""
-    from generator.corpus.glance import glance_papers
-
+    """The queue reads a paper file as `survey check` does (its glance is made from that reading,
+    then kept by the file's digest): a file written by hand in another style (flow mappings, a
+    quoted title whose second line reads like a key, the retired `confidence`) gives what the
+    full read gives, and a file check refuses is refused in check's words."""
     path = corpus / "papers" / "hand-written.yaml"
     path.write_text('{slug: hand-written, title: "A Title\ncurated: [topics]", abstract: x,\n'
                     ' topics: [serving], confidence: {serving: "0.61"}, tags: []}\n', encoding="utf-8")
-    glance = next(g for g in glance_papers(corpus) if g.slug == "hand-written")
     full = load_corpus(corpus).papers["hand-written"]
-    assert (glance.title, glance.topics, glance.confidence, glance.reviewed) == (
-        full.title, tuple(full.topics), full.confidence, False) == ("A Title curated: [topics]", ("serving",),
-                                                                    {"serving": 0.61}, False)
+    for read in (True, False):  # read, then from the cache
+        derived = Derived.load(corpus)
+        glance = next(g for g in glance_papers(corpus, derived) if g.slug == "hand-written")
+        assert ("hand-written" in derived.read) == read
+        assert (glance.title, glance.topics, glance.reviewed) == (
+            full.title, tuple(full.topics), False) == ("A Title curated: [topics]", ("serving",), False)
+        derived.save()
     path.write_text("slug: hand-written\ntitle: [not, text]\n", encoding="utf-8")
     result = survey("review", "--list", "--corpus", str(corpus))
     assert result.returncode == 1 and result.stderr.startswith("survey review: ") and "hand-written.yaml" in (

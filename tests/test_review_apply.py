@@ -15,7 +15,7 @@ import pytest
 import yaml
 from conftest import HOSTILE_SLUG, REVIEWED, paper_data, snapshot, survey
 
-from generator.corpus.glance import glance_papers
+from generator.corpus.store import load_corpus
 
 FIRST = "accelerating-feedforward-computation-via-parallel-nonlinear"  # parallelism, serving: suggested
 GPU = "analyzing-modern-nvidia-gpu-cores"  # kernels, suggested
@@ -32,7 +32,7 @@ def apply(corpus: Path, name: str, text: str, *options: str) -> tuple[int, str, 
 
 
 def waiting(corpus: Path) -> set[str]:
-    return {g.slug for g in glance_papers(corpus) if not g.reviewed}
+    return {p.slug for p in load_corpus(corpus).papers.values() if not p.topics_reviewed}
 
 
 def export(corpus: Path) -> list[dict[str, str]]:

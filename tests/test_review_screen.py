@@ -15,6 +15,7 @@ import select
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -31,7 +32,7 @@ from conftest import (
     survey,
 )
 
-from generator.cli.review import LEARN, Sitting
+from generator.cli.review import Sitting
 from generator.cli.screen import Done
 from generator.cli.terminal import RESIZED, Terminal, cells
 from generator.core.output import Escaped
@@ -292,6 +293,33 @@ def test_titles_show_their_tex_as_a_page_does(corpus: Path, capsys: pytest.Captu
     assert "$" not in keys.out.getvalue() and "\\" not in keys.out.getvalue()
 
 
+def in_a_terminal(*args: str, keys: Sequence[tuple[str, bytes]], end: str, env: dict[str, str] | None = None
+                  ) -> tuple[int, str, bool]:
+    """`survey ARGS` on a pseudo-terminal of 80x24: each key pressed once its text is shown, then
+    `end` awaited. Its exit status, all it showed, and whether the terminal's modes were as before."""
+    import termios
+
+    master, slave = os.openpty()
+    before = termios.tcgetattr(slave)
+    process = subprocess.Popen([sys.executable, "-m", "generator", *args], stdin=slave, stdout=slave,
+                               stderr=slave, cwd=ROOT, env={**os.environ, "COLUMNS": "80", "LINES": "24",
+                                                            **(env or {})})
+    seen = ""
+    try:
+        for text, key in keys:
+            seen = _until(master, text, seen)
+            os.write(master, key)
+        seen = _until(master, end, seen)
+        status = process.wait(timeout=60)
+        while select.select([master], [], [], 0.2)[0]:  # all it printed before it ended
+            seen += os.read(master, 65536).decode("utf-8", "replace")
+        return status, seen, termios.tcgetattr(slave) == before
+    finally:
+        process.kill()
+        os.close(slave)
+        os.close(master)
+
+
 def _until(master: int, text: str, seen: str, timeout: float = 60) -> str:
     end = time.monotonic() + timeout
     while text not in seen:
@@ -307,30 +335,14 @@ def _until(master: int, text: str, seen: str, timeout: float = 60) -> str:
 def test_review_on_a_real_terminal_decides_with_single_keys(corpus: Path, encoding: str) -> None:
     """Through a pty: no Enter, no echo, the terminal as it was afterwards; a terminal that
     cannot show a character gets its escape, not a traceback."""
-    import termios
 
     first = Sitting(corpus).slugs[0]
-    master, slave = os.openpty()
-    before = termios.tcgetattr(slave)
-    process = subprocess.Popen([sys.executable, "-m", "generator", "review", "--corpus", str(corpus)],
-                               stdin=slave, stdout=slave, stderr=slave, cwd=ROOT, env={
-                                   **os.environ, "COLUMNS": "80", "LINES": "24",
-                                   "PYTHONIOENCODING": encoding})
-    seen = ""
-    try:
-        seen = _until(master, "survey review: paper 1 of 6", seen)
-        os.write(master, b"a")
-        seen = _until(master, "survey review: paper 2 of 6", seen)
-        os.write(master, b"q")
-        seen = _until(master, "learn from your decisions", seen)
-        assert process.wait(timeout=60) == 0
-        assert termios.tcgetattr(slave) == before  # echo and line editing back on
-    finally:
-        process.kill()
-        os.close(slave)
-        os.close(master)
+    status, seen, restored = in_a_terminal(
+        "review", "--corpus", str(corpus), env={"PYTHONIOENCODING": encoding},
+        keys=[("survey review: paper 1 of 6", b"a"), ("survey review: paper 2 of 6", b"q")], end="0 skipped")
+    assert status == 0 and restored  # echo and line editing back on
     assert "survey review: 1 decided, 0 rejected, 0 skipped" in seen
-    assert LEARN in seen  # how the model learns from the decision
+    assert "survey train" not in seen  # one decision is no reason to retrain (classify/training.py)
     assert "topics" in paper_data(corpus, first)["curated"]
     assert "Traceback" not in seen
     if encoding == "ascii":

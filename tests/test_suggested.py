@@ -3,7 +3,7 @@ sentence for readers (point 5).
 
 One small site (conftest.make_corpus's "review": two papers whose topics a person reviewed, six the
 model suggested, one of them hostile), built once for the module with `mkdocs build --strict`
-and read with BeautifulSoup; the schema and the writers of `confidence` in process.
+and read with BeautifulSoup; the schema and the writers in process.
 """
 
 from __future__ import annotations
@@ -17,7 +17,16 @@ from pathlib import Path
 import pytest
 import yaml
 from bs4 import BeautifulSoup, Tag
-from conftest import HOSTILE_ABSTRACT, HOSTILE_SLUG, HOSTILE_TITLE, REVIEWED, ROOT, SUGGESTED, make_corpus
+from conftest import (
+    HOSTILE_ABSTRACT,
+    HOSTILE_SLUG,
+    HOSTILE_TITLE,
+    REVIEWED,
+    ROOT,
+    SUGGESTED,
+    make_corpus,
+    snapshot,
+)
 
 from generator.cli.main import main
 from generator.corpus.store import load_corpus, paper_text
@@ -182,20 +191,30 @@ def test_the_exports_say_whether_a_paper_was_reviewed(site: Path) -> None:
 # --- the schema and the writers --------------------------------------------------------------
 
 
-def test_confidence_and_summary_are_checked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_file_written_before_keeps_reading_and_loses_confidence_and_doubt_when_next_written(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A paper file kept the model's `confidence` and `doubt` until issue 42: such a file is still
+    valid whatever they hold (nothing reads them), and a command that writes it for another
+    reason drops them; no command writes them."""
     corpus = make_corpus(tmp_path / "corpus", "review")
     path = corpus / "papers" / f"{UNSURE}.yaml"
     good = path.read_text(encoding="utf-8")
-    assert "confidence:\n  parallelism: 0.62\n" in good
-    assert paper_text(load_corpus(corpus).papers[UNSURE]) == good  # load, then write: the same bytes
-    for bad, problem in (
-            ("  serving: 0.62\n", "field 'confidence.serving': is not one of the paper's topics"),
-            ("  parallelism: 1.5\n", "field 'confidence.parallelism': '1.5' is not a number from 0 to 1"),
-            ("  parallelism: high\n", "field 'confidence.parallelism': 'high' is not a number from 0 to 1")):
-        path.write_text(good.replace("  parallelism: 0.62\n", bad), encoding="utf-8")
-        assert main(["check", "--corpus", str(corpus)]) == 1
-        assert f"papers/{UNSURE}.yaml: entry {UNSURE}: {problem}" in capsys.readouterr().err
-    path.write_text(good, encoding="utf-8")
+    assert "confidence" not in good and "doubt" not in good
+    old = good.replace("tags:", "confidence:\n  parallelism: 0.9\n  serving: high\ndoubt: lots\ntags:", 1)
+    path.write_text(old, encoding="utf-8")
+    assert main(["check", "--corpus", str(corpus)]) == 0
+    assert paper_text(load_corpus(corpus).papers[UNSURE]) == good
+    assert main(["classify", "--write", "--corpus", str(corpus)]) == 0
+    assert path.read_text(encoding="utf-8") == old  # no suggestion moved: the file is left as it is
+    decisions = tmp_path / "d.csv"
+    decisions.write_text(f"slug,topics\n{UNSURE},serving\n", encoding="utf-8")
+    assert main(["review", "--apply", str(decisions), "--corpus", str(corpus)]) == 0
+    decided = yaml.safe_load(path.read_text(encoding="utf-8"))
+    assert "topics" in decided["curated"] and not {"confidence", "doubt"} & set(decided)
+
+
+def test_topic_summaries_are_checked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    corpus = make_corpus(tmp_path / "corpus", "review")
     taxonomy = corpus / "taxonomy.yaml"
     data = yaml.safe_load(taxonomy.read_text(encoding="utf-8"))
     del data["topics"][1]["summary"]
@@ -207,25 +226,41 @@ def test_confidence_and_summary_are_checked(tmp_path: Path, capsys: pytest.Captu
     assert "taxonomy.yaml: entry serving: field 'summary': is 201 characters long; at most 200" in err
 
 
-def test_add_and_classify_write_the_confidence_of_what_they_suggest(
+def test_add_and_classify_write_what_they_suggest_and_the_model_s_numbers_apart(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`survey add` writes the suggested topics and no number of the model's; the page shows the
+    model's confidence from the derived cache. A model that changes a paper's confidence but not
+    its suggested topics changes no paper file."""
     corpus = make_corpus(tmp_path / "corpus", "review")
     title, abstract = "Serving LLMs with paged KV caches", (
         "We build an LLM serving system with a paged KV cache and continuous batching that raises "
         "serving throughput 3x at the same latency.")
     assert main(["add", "--title", title, "--abstract", abstract, "--corpus", str(corpus)]) == 0
     added = yaml.safe_load((corpus / "papers" / "serving-llms-with-paged-kv-caches.yaml").read_text())
-    assert added["topics"] == ["serving"] and added["confidence"]["serving"] >= 0.5
+    assert added["topics"] == ["serving"] and not {"confidence", "doubt"} & set(added)
     assert main(["add", "--title", "Fused attention kernels", "--abstract", "A fused attention kernel "
                  "in Triton, 2x faster.", "--topic", "kernels", "--corpus", str(corpus)]) == 0
-    mine = yaml.safe_load((corpus / "papers" / "fused-attention-kernels.yaml").read_text())
-    assert mine["topics"] == ["kernels"] and "confidence" not in mine and mine["curated"] == ["topics"]
-    path = corpus / "papers" / f"{UNSURE}.yaml"
-    path.write_text(path.read_text().replace("parallelism: 0.62", "parallelism: 0.9"), encoding="utf-8")
+    assert main(["classify", "--write", "--corpus", str(corpus)]) == 0
+    before, exported = snapshot(corpus), exports(corpus, capsys)
+    model = corpus / "topic_model.yaml"  # a curator nudges the model: confidences move, no topic does
+    model.write_text(re.sub(r"(parallelism:\n    bias: )(\S+)", lambda m: f"{m[1]}{float(m[2]) + 0.05}",
+                            model.read_text(encoding="utf-8")), encoding="utf-8")
     capsys.readouterr()
     assert main(["classify", "--write", "--corpus", str(corpus)]) == 0
-    assert "confidence:\n  parallelism: 0.62\n" in path.read_text()  # refreshed from the model
-    assert re.search(r"survey classify: files written: [1-9]", capsys.readouterr().out)
+    assert capsys.readouterr().out == ("survey classify: files written: 0 (the suggestions of every paper "
+                                       "are the model's already)\n")
+    assert {k: v for k, v in snapshot(corpus).items() if k != "topic_model.yaml"} == {
+        k: v for k, v in before.items() if k != "topic_model.yaml"}
+    records = exports(corpus, capsys)
+    new, old = (r[UNSURE]["confidence"]["parallelism"] for r in (records, exported))
+    assert 0.5 < old == 0.62 < new < 1  # shown as the model now says it
+    assert "confidence" not in records["fused-attention-kernels"]
+
+
+def exports(corpus: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, dict]:  # type: ignore[type-arg]
+    capsys.readouterr()
+    assert main(["export", "--corpus", str(corpus)]) == 0
+    return {r["slug"]: r for r in json.loads(capsys.readouterr().out)}
 
 
 def test_classify_write_shows_ten_of_its_changes_and_counts_them_all(
@@ -248,12 +283,12 @@ def test_classify_write_shows_ten_of_its_changes_and_counts_them_all(
     assert len(differ) > 10 and kept and topics
     assert main(["classify", "--write", "--corpus", str(corpus)]) == 0
     said = capsys.readouterr().out.splitlines()
-    assert said[:10] == differ[:10]
+    changes = [line for line in differ if line not in kept]  # the changes, without the kept ones
+    assert len(changes) > 10 and said[:10] == changes[:10]
     assert said[10:] == [
-        f"and {len(differ) - 10} more like these, counted below",
+        f"and {len(changes) - 10} more like these, counted below",
         f"survey classify: files written: 8 (suggested topics changed on {len(topics)} papers, tags on "
-        f"{len(differ) - len(kept) - len(topics)}, the confidence alone on 0); {len(kept)} not taken where "
-        "a person set the field (curated, kept)"]
+        f"{len(changes) - len(topics)}); {len(kept)} not taken where a person set the field (curated, kept)"]
     assert main(["classify", "--corpus", str(corpus)]) == 0
     assert capsys.readouterr().out.splitlines() == kept  # the rest written
 

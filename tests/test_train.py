@@ -4,10 +4,10 @@ tune papers, never from a labels file's held-out part."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
-import pytest
 import yaml
 from conftest import ROOT, make_corpus, survey
 
@@ -156,10 +156,16 @@ def test_a_topic_no_labels_file_knows_is_learnt_from_the_decisions_alone(tmp_pat
                       "pipelines") > 0.5
 
 
+def exported(corpus: Path, slug: str) -> dict:  # type: ignore[type-arg]
+    result = survey("export", "--corpus", str(corpus))
+    assert result.returncode == 0, result.stderr
+    return next(r for r in json.loads(result.stdout) if r["slug"] == slug)
+
+
 def test_after_decisions_train_then_classify_refreshes_what_nobody_reviewed(tmp_path: Path) -> None:
     """The learning loop of docs/contributing.md: decide, `survey train`, `survey classify --write`;
-    the papers nobody reviewed get the new model's topics, confidence and doubt, the reviewed ones
-    stay as decided, and `survey review --list` orders by the stored doubt."""
+    the papers nobody reviewed get the new model's topics (and the site and the queue its
+    confidence), the reviewed ones stay as decided."""
     corpus = decided_corpus(tmp_path)
     waiting = "pipeline-parallel-scheduling-on-gpus"
     text = {"slug": waiting, "title": "Pipeline parallel scheduling on GPUs",
@@ -169,9 +175,8 @@ def test_after_decisions_train_then_classify_refreshes_what_nobody_reviewed(tmp_
                                                        encoding="utf-8")
     assert survey("train", "--no-labels", "--corpus", str(corpus)).returncode == 0
     assert survey("classify", "--write", "--corpus", str(corpus)).returncode == 0
-    first = yaml.safe_load((corpus / "papers" / f"{waiting}.yaml").read_text(encoding="utf-8"))
-    assert "parallelism" in first["topics"] and float(first["confidence"]["parallelism"]) > 0.5
-    assert first["doubt"] is not None
+    first = exported(corpus, waiting)
+    assert "parallelism" in first["topics"] and first["confidence"]["parallelism"] > 0.5
     reviewed = {p.name: p.read_bytes() for p in (corpus / "papers").iterdir() if p.name != f"{waiting}.yaml"}
     for path in sorted((corpus / "papers").glob("*.yaml")):  # the curator: pipelines are out of scope
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -181,51 +186,11 @@ def test_after_decisions_train_then_classify_refreshes_what_nobody_reviewed(tmp_
             reviewed[path.name] = path.read_bytes()
     assert survey("train", "--no-labels", "--corpus", str(corpus)).returncode == 0
     assert survey("classify", "--write", "--corpus", str(corpus)).returncode == 0
-    after = yaml.safe_load((corpus / "papers" / f"{waiting}.yaml").read_text(encoding="utf-8"))
-    assert after["topics"] != first["topics"] or float(after["confidence"]["parallelism"]) < 0.6
-    assert after["doubt"] != first["doubt"]
+    after = exported(corpus, waiting)
+    assert after["topics"] != first["topics"] or after["confidence"]["parallelism"] < 0.6
     assert {p.name: p.read_bytes() for p in (corpus / "papers").iterdir() if p.name in reviewed} == reviewed
     listed = survey("review", "--list", "--corpus", str(corpus))
     assert listed.returncode == 0 and listed.stdout.split()[0] == waiting
-
-
-def test_the_queue_orders_by_the_doubt_a_file_stores() -> None:
-    from generator.classify.review import Pending, review_order
-
-    pending = [Pending("a", {"serving": 0.9}, 0.1), Pending("b", {"serving": 0.9}, 1.5),
-               Pending("c", {"serving": 0.6}), Pending("d", {}, 0.4)]
-    # c has no stored doubt (a file written before it was kept): its scores give 0.4, tied with d
-    assert [p.slug for p in review_order(pending)] == ["b", "c", "d", "a"]
-
-
-def test_doubt_is_written_with_the_suggestion_dropped_by_a_decision_and_checked(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from generator.cli.main import main
-
-    corpus = make_corpus(tmp_path / "corpus", "review")
-    assert main(["add", "--title", "Serving LLMs with paged KV caches", "--abstract",
-                 "An LLM serving system with a paged KV cache that raises throughput 3x.",
-                 "--corpus", str(corpus)]) == 0
-    [path] = [p for p in (corpus / "papers").glob("serving-llms*.yaml")]
-    good = path.read_text(encoding="utf-8")
-    stored = yaml.safe_load(good)["doubt"]
-    scores = {v.id: v.confidence for v in suggest(
-        load_corpus(corpus).taxonomy, "Serving LLMs with paged KV caches",
-        "An LLM serving system with a paged KV cache that raises throughput 3x.").topics}
-    assert float(stored) == round(sum(min(p, 1 - p) for p in scores.values()), 3)
-    assert paper_text(load_corpus(corpus).papers[path.stem]) == good  # load, then write: the same bytes
-    for bad in ("lots", "-1", "1e9", "[1]"):
-        path.write_text(good.replace(f"doubt: {stored}\n", f"doubt: {bad}\n"), encoding="utf-8")
-        capsys.readouterr()
-        assert main(["check", "--corpus", str(corpus)]) == 1
-        err = capsys.readouterr().err
-        assert f"papers/{path.name}: entry {path.stem}: field 'doubt': " in err and "Traceback" not in err
-    path.write_text(good, encoding="utf-8")
-    decisions = tmp_path / "decisions.yaml"
-    decisions.write_text(yaml.safe_dump([{"slug": path.stem, "topics": ["serving"], "reviewed": True}]),
-                         encoding="utf-8")  # the same topics: a decision only when marked reviewed
-    assert main(["review", "--apply", str(decisions), "--corpus", str(corpus)]) == 0
-    assert "doubt" not in yaml.safe_load(path.read_text(encoding="utf-8"))
 
 
 def test_a_rejected_paper_teaches_the_model_it_is_out_of_scope(tmp_path: Path) -> None:

@@ -42,6 +42,7 @@ COLUMNS = (
     ("review waiting", "review_waiting", "{:,}"),
     ("review first s", "review_first_s", "{:.2f}"),
     ("review list s", "review_list_s", "{:.2f}"),
+    ("review cold s", "review_cold_s", "{:.2f}"),
     ("check s", "check_s", "{:.2f}"),
     ("dedupe s", "dedupe_s", "{:.2f}"),
     ("classify s", "classify_s", "{:.2f}"),

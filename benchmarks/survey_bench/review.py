@@ -1,17 +1,24 @@
 """The curator's queue on a corpus: how long `survey review` takes to put the first paper on an
-80x24 terminal, and `survey review --list` to print the whole queue (issue 35: under 1 s at
-2,000 waiting papers, under 3 s at 10,000).
+80x24 terminal, and `survey review --list` to print the whole queue (issue 42: under 1 s at
+2,000 waiting papers, under 2 s at 10,000).
 
 Each is the real command in a subprocess, as a curator starts it (the interpreter's start and
 the imports included): the first screen through a pseudo-terminal, until the key line is drawn;
 the list with its output to /dev/null. Wall time and the process's own CPU time (user + system),
 which other work on the machine disturbs less, median of the runs.
+
+With the project's topic model (copied in for these runs where the corpus has none, and taken
+out after), so that the queue is ordered by the model's numbers as a real survey's is. Those
+come from the derived cache (generator/corpus/derived.py); the first `--list` after the cache
+is removed, which scores every waiting paper (a fresh clone, or a model trained since), is
+measured once on its own (`review_cold_s`), before the runs.
 """
 
 from __future__ import annotations
 
 import os
 import select
+import shutil
 import statistics
 import subprocess
 import sys
@@ -21,7 +28,7 @@ from typing import Any
 
 from .snapshot import SRC, subprocess_env
 
-WAITING_TARGETS = ((2000, 1.0), (10000, 3.0))  # (waiting papers, at most so many seconds)
+WAITING_TARGETS = ((2000, 1.0), (10000, 2.0))  # (waiting papers, at most so many seconds)
 DRAWN = b"a accept  r reject"  # the key line: the first screen is complete
 
 
@@ -66,9 +73,19 @@ def _list(corpus: Path) -> tuple[float, float, int]:
 
 
 def review_start(corpus: Path, runs: int) -> dict[str, Any]:
-    lists = [_list(corpus) for _ in range(runs)]
-    firsts = [_first_screen(corpus) for _ in range(runs)]
-    return {"review_waiting": lists[0][2],
+    model = corpus / "topic_model.yaml"
+    lent = not model.exists()
+    if lent:
+        shutil.copy(SRC / "corpus" / "topic_model.yaml", model)
+    try:
+        (corpus / ".survey-cache.json").unlink(missing_ok=True)
+        cold = _list(corpus)
+        lists = [_list(corpus) for _ in range(runs)]
+        firsts = [_first_screen(corpus) for _ in range(runs)]
+    finally:
+        if lent:
+            model.unlink()
+    return {"review_waiting": lists[0][2], "review_cold_s": cold[0], "review_cold_cpu_s": cold[1],
             "review_list_s": statistics.median(t for t, _, _ in lists),
             "review_list_cpu_s": statistics.median(c for _, c, _ in lists),
             "review_first_s": statistics.median(t for t, _ in firsts),

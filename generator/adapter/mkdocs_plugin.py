@@ -26,6 +26,7 @@ from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import Files, InclusionLevel
 from mkdocs.structure.toc import get_toc
 
+from ..classify.derived import attach
 from ..core.errors import SurveyError
 from ..core.output import EscapedLog
 from ..core.progress import Progress
@@ -136,6 +137,8 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
     def _generate(self, files: Files, config: MkDocsConfig) -> Files:
         try:
             corpus, problems = check_corpus(Path(self.corpus_dir), cache=self.cache)
+            if not problems:  # the model's confidence in the topics nobody reviewed
+                attach(corpus, workers=1 if self.command == "serve" else None)
         except SurveyError as exc:
             raise PluginError(f"survey: {exc}") from None
         if problems:

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..corpus.taxonomy import Taxonomy
-from .model import REVIEW_HIGH, REVIEW_LOW, TopicVerdict, describe, doubt, features, predict
+from .model import REVIEW_HIGH, REVIEW_LOW, TopicVerdict, describe, features, predict
+from .pool import pooled
 from .rules import BUDGET, Scan, SlowRule, Verdict, evaluate, time_guard
 
 
@@ -28,18 +29,6 @@ class Suggestion:
     @property
     def tag_ids(self) -> list[str]:
         return [v.id for v in self.tags if v.chosen]
-
-    @property
-    def confidence(self) -> dict[str, float]:
-        """The model's confidence in each topic it suggests, as a paper file keeps it (none from
-        the rules alone)."""
-        return {v.id: round(v.confidence, 2) for v in self.topics if isinstance(v, TopicVerdict) and v.chosen}
-
-    @property
-    def doubt(self) -> float | None:
-        """What a paper file keeps for the review queue's order (None from the rules alone)."""
-        scores = {v.id: v.confidence for v in self.topics if isinstance(v, TopicVerdict)}
-        return doubt(scores) if scores else None
 
     @property
     def uncertain(self) -> list[TopicVerdict]:
@@ -168,17 +157,6 @@ class Brief:
     scores: tuple[tuple[str, float], ...] = ()  # every topic's confidence (none from the rules alone)
     words: tuple[str, ...] = ()  # the words of the paper that raised its best topic most
 
-    @property
-    def confidence(self) -> dict[str, float]:
-        """As Suggestion.confidence: what a paper file keeps of the suggested topics."""
-        chosen = set(self.topic_ids)
-        return {t: round(c, 2) for t, c in self.scores if t in chosen}
-
-    @property
-    def doubt(self) -> float | None:
-        """As Suggestion.doubt."""
-        return doubt(dict(self.scores)) if self.scores else None
-
 
 def brief(s: Suggestion) -> Brief:
     best = max(((v.id, v.confidence if isinstance(v, TopicVerdict) else float(v.score)) for v in s.topics),
@@ -204,34 +182,11 @@ def _best_words(s: Suggestion, topic: str | None) -> tuple[str, ...]:
     return tuple(dict.fromkeys(words))[:BRIEF_WORDS]
 
 
-_WORKER: tuple[Taxonomy, Budget] | None = None  # what suggest_all's forked workers inherit
-PARALLEL_FROM = 400  # papers; below this, starting processes costs more than it saves
-
-
-def _brief_chunk(texts: list[tuple[str, str]]) -> list[Brief]:
-    assert _WORKER is not None
-    taxonomy, budget = _WORKER
-    return [brief(suggest(taxonomy, t, a, budget)) for t, a in texts]
-
-
 def suggest_all(taxonomy: Taxonomy, texts: list[tuple[str, str]], workers: int | None = None,
                 budget: Budget | None = None) -> list[Brief]:
     """Suggestions for many (title, abstract) pairs, in order, on every core: the same result as
-    calling suggest() on each, in a fraction of the time for an import of thousands."""
-    import multiprocessing
-    import os
-
-    global _WORKER
-    workers = workers or min(os.cpu_count() or 1, 8)
+    calling suggest() on each, in a fraction of the time for an import of thousands (each
+    worker counts the rules' budget on its copy)."""
     taxonomy.weights()  # read once, before the workers are forked
     budget = budget or Budget()
-    if workers < 2 or len(texts) < PARALLEL_FROM or "fork" not in multiprocessing.get_all_start_methods():
-        return [brief(suggest(taxonomy, t, a, budget)) for t, a in texts]
-    _WORKER = taxonomy, budget
-    size = -(-len(texts) // (workers * 4))
-    chunks = [texts[i:i + size] for i in range(0, len(texts), size)]
-    try:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
-            return [b for part in pool.map(_brief_chunk, chunks) for b in part]
-    finally:
-        _WORKER = None
+    return pooled(lambda chunk: [brief(suggest(taxonomy, t, a, budget)) for t, a in chunk], texts, workers)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from ..corpus.model import Paper
 from ..corpus.store import Corpus
+from ..corpus.taxonomy import Taxonomy
 from .quality import Doc
 
 
@@ -96,3 +97,32 @@ def _known_topics(labelled: Sequence[Doc]) -> dict[str, frozenset[str]]:
     for d in labelled:
         out.setdefault(d.source, set()).update(d.gold, *d.readers)
     return {source: frozenset(topics) for source, topics in out.items()}
+
+
+def decision_count(corpus: Corpus) -> int:
+    """The decisions of the corpus a model may learn from: papers whose topics a person reviewed,
+    and rejected papers. `survey train` writes it in the model file (`decisions`)."""
+    return sum(p.topics_reviewed for p in corpus.papers.values()) + len(corpus.rejected)
+
+
+# How many new decisions make retraining worth its step: the fewest after which a refresh changed
+# some waiting paper's suggested topics in each of five trials (benchmarks/model_churn.py: the
+# 1,181 held-out labelled papers as the queue, k of them decided in review order or at random,
+# then retrained). Papers changed at 1 decision: 1, 1, 0, 0, 0; at 10: 11, 0, 3, 1, 9; at 20: 22,
+# 16, 3, 0, 4; at 30: 20, 9, 2, 15, 10; at 50: 12, 18, 12, 17, 7. Below it `survey review` says
+# nothing of training: a contributor who decides one paper is never sent to retrain (issue 42).
+REFRESH_AFTER = 30
+
+
+def refresh_advice(corpus: Corpus, taxonomy: Taxonomy) -> str | None:
+    """What `survey review` says after a sitting when the model has enough new decisions to learn
+    from, else None. A model written before it counted its decisions says nothing."""
+    learnt = taxonomy.decisions if taxonomy.weights() else 0
+    if learnt is None:
+        return None
+    new = decision_count(corpus) - learnt
+    if new < REFRESH_AFTER:
+        return None
+    return (f"survey review: {new:,} decisions since the topic model was trained, enough to change its "
+            "suggestions: a maintainer refreshes it (`survey train`, then `survey classify --write`; "
+            "CONTRIBUTING.md, \"Refreshing the topic model\")")

@@ -222,12 +222,14 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    from ..classify.derived import attach
     from ..corpus.export import to_csv, to_json
     from ..corpus.store import load_corpus
     from .outputs import output_path, write_output
 
     path = args.output and output_path(args.output, "an export", corpus=args.corpus)
     corpus = load_corpus(args.corpus)
+    attach(corpus)  # the model's confidence in the topics nobody reviewed, as the site's exports
     text = to_json(corpus) if args.format == "json" else to_csv(corpus)
     if path:
         write_output(path, text, "the export")
@@ -237,10 +239,12 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
+    from ..classify.derived import attach
     from ..corpus.store import load_corpus
     from ..site.render import Site
 
     corpus = load_corpus(args.corpus)
+    attach(corpus)
     settings = read_settings()
     site = Site(corpus, Path(args.templates), site_url=args.site_url or settings.url, site_name=settings.name)
     pages = site.pages()

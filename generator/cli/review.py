@@ -78,28 +78,32 @@ def cmd_review(args: argparse.Namespace) -> int:
 
         done = sitting.session(Terminal(key)).run()
     print(done.summary())
-    if done.decided or done.rejected:  # the model learns from them only when retrained (about 50 s at
-        print(LEARN)                   # 10,000 papers: too long to do unasked at the end of a sitting)
+    if done.decided or done.rejected:  # the model learns from them only when retrained
+        from ..classify.training import refresh_advice
+
+        advice = refresh_advice(sitting.book.corpus(), sitting.book.taxonomy)
+        if advice:
+            print(advice)
     return 0
-
-
-LEARN = ("survey review: `survey train`, then `survey classify --write`, lets the model learn from your "
-         "decisions")
 
 
 class Sitting:
     """The papers of one `survey review`: SLUGs as given (each must be a paper of the corpus),
-    else the queue (classify/review.py), read from what the files store."""
+    else the queue (classify/review.py), from the derived cache (classify/derived.py)."""
 
     def __init__(self, root: Path, slugs: Sequence[str] = (), topic: str | None = None) -> None:
-        from ..corpus.glance import glance_papers, glance_topics
+        from ..classify.derived import for_queue
+        from ..core.progress import Progress as Counter
 
         self.root, self.given, self.topic = root, bool(slugs), topic
         self.missed: dict[str, float] = {}  # --topic: its confidence where the model may have missed it
         if not root.is_dir():
             raise SurveyError(f"{shown_path(root)}: no corpus folder here (--corpus DIR names it)")
-        self.topics = glance_topics(root)
-        self.glances = {g.slug: g for g in glance_papers(root)}
+        # Scoring happens only for what no command has scored with this model (a fresh clone, a
+        # model trained since): a terminal says what it waits for.
+        scoring = Counter("survey review: scoring the papers with the topic model (once for each model)")
+        glances, self.scores, self.topics = for_queue(root, lambda: self.book.taxonomy, scoring)
+        self.glances = {g.slug: g for g in glances}
         if slugs:
             for slug in slugs:
                 if slug not in self.glances:
@@ -107,14 +111,12 @@ class Sitting:
             self.slugs = list(dict.fromkeys(slugs))
         else:
             from ..classify.review import missed_topic, queue
-            from ..core.progress import Progress as Counter
             from ..corpus.first import firsts
 
             ids = [t for t, _ in self.topics]
-            scoring = Counter(f"survey review: scoring the papers that may have missed {topic}")
-            self.missed = missed_topic(self.glances.values(), topic, self.book.taxonomy, scoring) \
-                if topic in ids else {}  # an unknown topic: queue() says so
-            self.slugs = [p.slug for p in queue(self.glances.values(), ids, topic, firsts(root), self.missed)]
+            self.slugs = [p.slug for p in queue(glances, self.scores, ids, topic, firsts(root))]
+            if topic is not None:
+                self.missed = missed_topic(glances, self.scores, topic)
 
     @functools.cached_property
     def book(self) -> Book:
@@ -142,8 +144,8 @@ def print_queue(sitting: Sitting) -> None:
     width = max(term.size()[0] - 1, 30) if term else 0  # never the last column: a terminal may wrap there
     slugs, topic = sitting.slugs, sitting.topic
     for slug in slugs:
-        g = sitting.glances[slug]
-        said = ", ".join(f"{t} {g.confidence[t]:.2f}" if t in g.confidence else t for t in g.topics)
+        g, scores = sitting.glances[slug], sitting.scores.get(slug, {})
+        said = ", ".join(f"{t} {scores[t]:.2f}" if t in scores else t for t in g.topics)
         if slug in sitting.missed:
             said = (f"{said}; " if said else "") + f"may have missed {topic} ({sitting.missed[slug]:.2f})"
         rest = f"{said or 'no topic'}  {tex_text(g.title)}"
@@ -266,10 +268,10 @@ class Book:
 
     def sources(self, slug: str) -> list[str]:
         """Each listing that holds the paper, and its place there."""
-        from ..corpus.glance import glance_listings
+        from ..corpus.store import listing_places
 
         if self.listed is None:
-            self.listed = glance_listings(self.root)
+            self.listed = listing_places(self.root)
         return [f"{name} (#{pos})" for name, pos in self.listed.get(slug, [])]
 
     def decide(self, slug: str, topics: list[str]) -> Written:

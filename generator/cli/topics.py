@@ -6,7 +6,7 @@ import argparse
 import copy
 from pathlib import Path
 
-from ..core.errors import SurveyError
+from ..core.errors import CorpusError, SurveyError
 from ..core.tex import tex_text
 from ..core.text import first_few
 
@@ -33,13 +33,14 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def cmd_classify(args: argparse.Namespace) -> int:
+    from ..classify.derived import keep_written
     from ..classify.suggest import suggest_all
     from ..corpus.store import load_corpus, paper_text
     from ..corpus.writes import write_files
 
     corpus = load_corpus(args.corpus)
     changes, said = [], []  # said: a line a topics or tags suggestion that differs from the file
-    changed = {"topics": 0, "tags": 0, "kept": 0, "confidence": 0}
+    changed = {"topics": 0, "tags": 0, "kept": 0}
     papers = corpus.sorted_papers()
     # On every core (one budget for the rules a worker): the refresh after `survey train` scores
     # every paper (10,606 papers: 45 s of CPU).
@@ -53,31 +54,29 @@ def cmd_classify(args: argparse.Namespace) -> int:
                 changed["kept" if marker else name] += 1
                 if not marker:
                     new[name] = ids
-        # The confidence of suggested topics, and the doubt the review queue orders by, follow
-        # the model: refreshed with them.
-        stale = "topics" not in paper.curated and (paper.confidence, paper.doubt) != (s.confidence, s.doubt)
-        if (new or stale) and args.write:
+        # A file changes only where a suggestion does: the model's confidence, which moves with
+        # every retraining, is kept apart (classify/derived.py), never in the paper's file.
+        if new and args.write:
             paper = copy.deepcopy(paper)  # the corpus stays as read: the write is checked against it
             for name, ids in new.items():
                 setattr(paper, name, ids)
-            if "topics" not in paper.curated:
-                paper.confidence, paper.doubt = s.confidence, s.doubt
-            changes.append((paper.file, paper_text(paper)))
-            changed["confidence"] += not new
+            changes.append((paper, paper_text(paper)))
+    waiting = [(p.title, p.abstract, s) for p, s in zip(papers, briefs, strict=True) if not p.topics_reviewed]
     if not args.write:  # the comparison asked for: every difference
+        keep_written(corpus, [], waiting)  # and the queue's scores for this model, computed anyway
         if said:
             print("\n".join(said))
         return 0
-    written = write_files(corpus, changes)
-    # After `survey train` the refresh changes most papers (945 lines at 951 papers): what was
-    # written is counted, with a few lines to show what changed, as import does for its notes.
-    for line in first_few(said, lambda n: f"and {n:,} more like these, counted below"):
+    written = write_files(corpus, [(paper.file, text) for paper, text in changes])
+    keep_written(corpus, changes, waiting)
+    # The changes first (ten of them, as import shows its notes), then the count of each kind.
+    shown = [line for line in said if not line.endswith(" (curated, kept)")]
+    for line in first_few(shown, lambda n: f"and {n:,} more like these, counted below"):
         print(line)
     kept = (f"; {changed['kept']:,} not taken where a person set the field (curated, kept)"
             if changed["kept"] else "")
-    what = (f"suggested topics changed on {changed['topics']:,} papers, tags on {changed['tags']:,}, the "
-            f"confidence alone on {changed['confidence']:,}" if written else "the suggestions and confidence "
-            "of every paper are the model's already")
+    what = (f"suggested topics changed on {changed['topics']:,} papers, tags on {changed['tags']:,}"
+            if written else "the suggestions of every paper are the model's already")
     print(f"survey classify: files written: {len(written):,} ({what}){kept}")
     return 0
 
@@ -220,7 +219,7 @@ def train_args(p: argparse.ArgumentParser) -> None:
 def cmd_train(args: argparse.Namespace) -> int:
     from ..classify.model import train
     from ..classify.quality import load_labelled
-    from ..classify.training import training_set
+    from ..classify.training import decision_count, training_set
     from ..core.yamlio import dump_yaml
     from ..corpus.store import load_corpus
     from ..corpus.taxonomy import MODEL_FILE
@@ -245,18 +244,28 @@ def cmd_train(args: argparse.Namespace) -> int:
     if not examples:
         raise SurveyError(f"nothing to learn from: no paper of {args.corpus} has reviewed topics "
                           "(`survey review`) and no labels file was read")
+    # The model as written before: its weights stay where the new fit is within a step of them,
+    # so that the file changes where the model does (classify/model.py, STEP). One that cannot be
+    # read (not a model file, not a plain file) is what training replaces.
+    try:
+        previous = corpus.taxonomy.weights()
+    except CorpusError as exc:
+        print(f"survey train: {exc}: trained afresh")
+        previous = {}
     weights = train(corpus.taxonomy, [(e.title, e.abstract) for e in examples], [e.topics for e in examples],
-                    known=[e.known for e in examples])
+                    known=[e.known for e in examples], previous=previous)
     untrained = [t for t in corpus.taxonomy.topic_ids if t not in weights]
     learnt = _learnt_from(data, [p for p in paths if str(p) not in "".join(skipped or [])])
     import textwrap
 
     header = "".join(f"# {line}\n" for line in textwrap.wrap(
         "The topic model: a bias and weights a topic (generator/classify/model.py says how they are "
-        f"used). Written by `survey train` from {learnt}. A curator may edit a weight or delete a "
-        "line; `survey explain SLUG` shows which weights decided a paper, `survey quality` what an "
-        "edit costs.", 98))
-    model = {"topics": {t: {"bias": w.bias, "weights": w.weights} for t, w in weights.items()}}
+        f"used). Written by `survey train` from {learnt}; `decisions` counts the corpus's reviewed "
+        "and rejected papers then, for `survey review` to tell when enough new ones have gathered "
+        "to train again. A curator may edit a weight or delete a line; `survey explain SLUG` shows "
+        "which weights decided a paper, `survey quality` what an edit costs.", 98))
+    model = {"decisions": decision_count(corpus),
+             "topics": {t: {"bias": w.bias, "weights": w.weights} for t, w in weights.items()}}
     written = write_files(corpus, [(MODEL_FILE, header + dump_yaml(model))])
     for line in skipped or []:
         print(f"survey train: left out {line}")

@@ -164,3 +164,10 @@ def first_few(lines: list[str], more: Callable[[int], str], most: int = 10) -> l
     """The first `most` lines, then `more(N)` for the N left: thousands of lines of one kind
     would bury every other line of a command's output (the summary after them counts them all)."""
     return lines[:most] + ([more(len(lines) - most)] if len(lines) > most else [])
+
+
+def digest(text: str) -> str:
+    """A text's fingerprint (32 hex digits): what the derived cache keys its entries by."""
+    import hashlib
+
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()

@@ -59,6 +59,7 @@ from .faults import step
 from .lock import LOCK, CorpusLock, cannot_write, command_line, describe_holder, held
 
 STAGING, MANIFEST, FILES = ".survey-write", "manifest.json", "files"
+CACHE = ".survey-cache.json"  # what is derived from the corpus and the model (corpus/derived.py)
 # What a write may change: the corpus's own files, one folder deep at most.
 CORPUS_FILE = re.compile(r"(?:papers|listings)/[^/.][^/]*\.yaml|taxonomy\.yaml|topic_model\.yaml|"
                          r"rejected\.yaml")
@@ -72,7 +73,7 @@ class Untrusted(SurveyError):
 def writing(root: Path, wait: float | None = None) -> Iterator[list[str]]:
     """Hold the corpus's writer lock; first finish or discard what an interrupted writer left,
     and yield what was done, to be said."""
-    refuse_committed(root, (STAGING, LOCK))
+    refuse_committed(root, (STAGING, LOCK, CACHE))
     with CorpusLock(root, wait) as lock:
         note = _recover(root) if lock.fresh else None
         yield [note] if note else []
@@ -82,7 +83,7 @@ def tidy(root: Path) -> list[str]:
     """For `survey check`: refuse a writer's file that a commit brought, and finish or discard
     an interrupted write (once a live writer, whose staging it is, has finished)."""
     if not os.path.lexists(root / STAGING):
-        refuse_committed(root, (STAGING, LOCK))
+        refuse_committed(root, (STAGING, LOCK, CACHE))
         return []
     with writing(root) as notes:
         return notes

@@ -14,16 +14,20 @@ from ..core.errors import CorpusError
 from ..core.text import shorten
 from .fields import MAX_ITEMS, URL_RE, Fields, date_problem, is_arxiv, is_date, present, text_problem
 from .fields import kind as value_kind
-from .scores import confidence_field, doubt_field
 
 LINK_KINDS = ("paper", "pdf", "code", "project")
 CURATABLE = ("title", "abstract", "arxiv", "authors", "date", "topics", "tags", "links")
 # What `survey enrich` fills from a metadata source, each recorded under `enriched`.
 ENRICHABLE = ("arxiv", "authors", "et_al", "date", *(f"links.{k}" for k in LINK_KINDS))
 
+# What the topic model said when it suggested the topics, which paper files kept until issue 42:
+# read and dropped, whatever their value, so a file written before (an open pull request, another
+# copy of the survey) is still valid and loses them when a command next writes it for another
+# reason. The model's numbers live in the derived cache now (corpus/derived.py).
+RETIRED = ("confidence", "doubt")
 PAPER_FIELDS = (
     "slug", "title", "alternate_titles", "abstract", "arxiv", "authors", "et_al", "date",
-    "links", "topics", "confidence", "doubt", "tags", "added", "enriched", "curated",
+    "links", "topics", "tags", "added", "enriched", "curated", *RETIRED,
 )
 LISTING_FIELDS = ("slug", "name", "date", "imported", "url", "description", "source", "origin", "sha256",
                   "entries")
@@ -60,14 +64,10 @@ class Paper:
     abstract: str
     topics: list[str] = field(default_factory=list)
     tags: list[str] = field(default_factory=list)
-    # The topic model's confidence in each topic it suggested, as it was when it suggested it:
-    # shown beside a topic no person has reviewed (computing it at build time would cost a
-    # regular-expression scan of every paper, 7.7 s a thousand papers, 40% of a build).
+    # The topic model's confidence in each of the paper's topics, shown beside a topic no person
+    # has reviewed: never read from or written to the file, but filled for the build and the
+    # exports from the derived cache (classify/derived.attach), where it follows the model.
     confidence: dict[str, float] = field(default_factory=dict)
-    # How many of its topic decisions the model expects to be wrong, as it was when it suggested
-    # them: the order of `survey review` (classify/review.py), read from the file because scoring
-    # every waiting paper again would take most of the queue's start.
-    doubt: float | None = None
     alternate_titles: list[str] = field(default_factory=list)
     arxiv: str | None = None
     authors: list[str] = field(default_factory=list)
@@ -126,7 +126,6 @@ class Paper:
             if name not in CURATABLE:
                 f.problem("curated", f"{shorten(name)} is not a curatable field ({', '.join(CURATABLE)})")
         topics, tags = f.text_list("topics"), f.text_list("tags")
-        confidence, doubt = confidence_field(f, topics), doubt_field(f)
         alternate_titles = f.text_list("alternate_titles", limit=MAX_TITLE)
         # Two co-authors may share a name ('Chen Li' twice in 45 real papers): real data.
         authors = f.text_list("authors", unique=False, limit=MAX_NAME, items=MAX_AUTHORS)
@@ -141,8 +140,8 @@ class Paper:
         f.done()
         assert slug is not None and title is not None and abstract is not None
         return cls(
-            slug=slug, title=title, abstract=abstract, topics=topics, tags=tags, confidence=confidence,
-            doubt=doubt, alternate_titles=alternate_titles, arxiv=arxiv, authors=authors, et_al=et_al is True,
+            slug=slug, title=title, abstract=abstract, topics=topics, tags=tags,
+            alternate_titles=alternate_titles, arxiv=arxiv, authors=authors, et_al=et_al is True,
             date=date, links=links,
             added=added, enriched=enriched, curated=[c for c in CURATABLE if c in curated],
         )
@@ -153,8 +152,7 @@ class Paper:
             "abstract": self.abstract, "arxiv": self.arxiv, "authors": list(self.authors),
             "et_al": self.et_al, "date": self.date,
             "links": {k: self.links[k] for k in LINK_KINDS if k in self.links}, "topics": list(self.topics),
-            "confidence": {t: self.confidence[t] for t in self.topics if t in self.confidence},
-            "doubt": self.doubt, "tags": list(self.tags), "added": self.added,
+            "tags": list(self.tags), "added": self.added,
             "enriched": [e.to_dict() for e in self.enriched], "curated": list(self.curated),
         }, "slug", "title", "abstract", "topics", "tags")
 

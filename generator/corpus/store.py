@@ -127,12 +127,28 @@ def _load(root: Path, collect: list[CorpusError] | None, cache: CorpusCache | No
                 fail(exc)
                 continue
             if record.slug != path.stem:
-                fail(CorpusError(shown_path(path), f"slug {record.slug!r} does not match the file name "
-                                       f"(rename the file to {record.slug}.yaml or fix the slug)",
-                                 entry=record.slug, field="slug"))
+                fail(slug_mismatch(shown_path(path), record.slug))
                 continue
             target[record.slug] = record
     return corpus
+
+
+def listing_places(root: Path) -> dict[str, list[tuple[str, int]]]:
+    """For each paper slug, the name of each listing holding it and its place there (1-based),
+    listings by file name: what `Corpus.listings_of` gives, without reading the papers (the
+    review screen's first paper). A listing file `survey check` refuses is left out (it names it)."""
+    out: dict[str, list[tuple[str, int]]] = {}
+    with CorpusLock(root, shared=True):
+        paths, _, _ = record_files(root / "listings")
+        folder = shown_path(root / "listings")
+        for path in paths:
+            try:
+                listing = read_record(path, Listing, f"{folder}/{path.name}")
+            except CorpusError:
+                continue
+            for pos, entry in enumerate(listing.entries, 1):
+                out.setdefault(entry.paper, []).append((listing.name, pos))
+    return out
 
 
 def _cached(cache: CorpusCache | None, path: Path, parse: Any) -> Any:
@@ -141,7 +157,18 @@ def _cached(cache: CorpusCache | None, path: Path, parse: Any) -> Any:
 
 def read_record(path: Path, cls: Any, name: str) -> Any:
     """The record (Paper or Listing) of one file, which messages call name."""
-    return cls.from_dict(load_yaml(read_text(path, name, largest(cls)), name), name)
+    return read_text_record(read_text(path, name, largest(cls)), cls, name)
+
+
+def read_text_record(text: str, cls: Any, name: str) -> Any:
+    """The record of a file's text, read as read_record reads it: the one reading of a record
+    file (the review queue's glances are made from it too, corpus/derived.py)."""
+    return cls.from_dict(load_yaml(text, name), name)
+
+
+def slug_mismatch(shown: str, slug: str) -> CorpusError:
+    return CorpusError(shown, f"slug {slug!r} does not match the file name (rename the file to {slug}.yaml "
+                              f"or fix the slug)", entry=slug, field="slug")
 
 
 def largest(cls: Any) -> int:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import CorpusError, raise_problems
-from ..core.text import shorten
+from ..core.text import digest, shorten
 from ..core.yamlio import load_yaml, read_text
 from .fields import Fields
 
@@ -78,12 +78,28 @@ class Taxonomy:
     model_path: Path | None = None
     path: str = "taxonomy.yaml"  # as messages name it
     _weights: dict[str, TopicWeights] | None = field(default=None, repr=False, compare=False)
+    # The digests of the texts read (taxonomy.yaml's; the model's, once weights() has read it):
+    # what the derived cache keys the model's scores by (classify/derived.py).
+    digest: str = field(default="", compare=False)
+    model_digest: str = field(default="", compare=False)
+    # How many decisions of the corpus (reviewed and rejected papers) the model was trained
+    # with, as `survey train` wrote it; None for a model written before it said so.
+    decisions: int | None = field(default=None, compare=False)
 
     def weights(self) -> dict[str, TopicWeights]:
         """The topic model's weights, read on first use (the build never needs them); {} if none."""
         if self._weights is None:
             path = self.model_path
-            self._weights = load_weights(path, self) if path is not None and path.exists() else {}
+            if path is None or not path.exists():
+                self._weights = {}
+                return self._weights
+            shown = path.name if not path.is_absolute() else str(path)
+            text = read_text(path, shown)
+            data = load_yaml(text, shown)
+            weights = weights_from_data(data, shown, self)
+            count = data.get("decisions")
+            self.decisions = count if isinstance(count, int) and not isinstance(count, bool) else None
+            self._weights, self.model_digest = weights, digest(text)
         return self._weights
 
     @property
@@ -104,8 +120,9 @@ class Taxonomy:
     def load(cls, path: Path, shown: str) -> Taxonomy:
         if not path.exists():
             raise CorpusError(shown, "the taxonomy file is missing")
-        taxonomy = cls.from_dict(load_yaml(read_text(path, shown), shown), shown)
-        taxonomy.model_path = path.parent / MODEL_FILE
+        text = read_text(path, shown)
+        taxonomy = cls.from_dict(load_yaml(text, shown), shown)
+        taxonomy.model_path, taxonomy.digest = path.parent / MODEL_FILE, digest(text)
         return taxonomy
 
     @classmethod
@@ -250,12 +267,9 @@ def _tag(f: Fields) -> Tag:
                threshold=_threshold(f, 1), rules=_rules(f))
 
 
-def load_weights(path: Path, taxonomy: Taxonomy) -> dict[str, TopicWeights]:
-    shown = path.name if not path.is_absolute() else str(path)
-    return weights_from_data(load_yaml(read_text(path, shown), shown), shown, taxonomy)
-
-
 def weights_from_data(data: Any, shown: str, taxonomy: Taxonomy) -> dict[str, TopicWeights]:
+    """The weights of a model file's data (its `decisions`, a count `survey train` writes, is
+    read by Taxonomy.weights, any other key passed over)."""
     topics = data.get("topics") if isinstance(data, dict) else None
     if not isinstance(topics, dict):
         raise CorpusError(shown, "expected a mapping with 'topics': {topic: {bias, weights}}")

@@ -138,7 +138,6 @@ def run_add(args: argparse.Namespace, today: str) -> int:
     curated: list[str] = []
     if args.topic is not None:
         paper.topics, curated = list(dict.fromkeys(args.topic)), [*curated, "topics"]
-        paper.confidence, paper.doubt = {}, None  # yours, not the model's
     if args.tag is not None:
         paper.tags, curated = list(dict.fromkeys(args.tag)), [*curated, "tags"]
     paper.curated = [c for c in CURATABLE if c in curated]

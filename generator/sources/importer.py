@@ -17,6 +17,7 @@ import functools
 from collections.abc import Callable, Container, Sequence
 from pathlib import Path
 
+from ..classify.derived import keep_written
 from ..classify.model import GATE
 from ..classify.suggest import Brief, Suggestion, suggest, suggest_all
 from ..core.errors import SurveyError
@@ -42,7 +43,6 @@ def new_paper(raw: RawEntry, taxonomy: Taxonomy, taken: Container[str], today: s
     suggestion = suggest(taxonomy, raw.title, raw.abstract)
     paper = _unclassified(raw, taken, today)
     paper.topics, paper.tags = suggestion.topic_ids, suggestion.tag_ids
-    paper.confidence, paper.doubt = suggestion.confidence, suggestion.doubt
     return paper, suggestion
 
 
@@ -74,6 +74,7 @@ class Importer:
         # confidence); the papers they become keep that suggestion instead of a second one.
         self._screened: dict[int, Brief] = {}  # id(raw) -> its suggestion
         self._briefs: dict[str, Brief] = {}  # slug -> the suggestion of a screened new paper
+        self.scored: list[tuple[str, str, Brief]] = []  # each added paper's text and suggestion
         self.papers = dict(corpus.papers)  # a paper is deep-copied here before it changes
         self.taken = Taken(self.papers, self.rejects)  # the slugs a new paper may not have
         self.changed: dict[str, Paper] = {}
@@ -213,16 +214,19 @@ class Importer:
         for paper in added:
             brief = self._briefs.get(paper.slug) or computed[paper.slug]
             paper.topics, paper.tags = list(brief.topic_ids), list(brief.tag_ids)
-            paper.confidence, paper.doubt = brief.confidence, brief.doubt
+            self.scored.append((paper.title, paper.abstract, brief))
             self.report.unsure += bool(brief.uncertain)
         if todo and progress:
             progress(len(todo), len(todo))
 
     def write(self) -> list[str]:
-        files = [(p.file, paper_text(p)) for p in sorted(self.changed.values(), key=lambda p: p.slug)]
+        papers = sorted(self.changed.values(), key=lambda p: p.slug)
+        texts = [paper_text(p) for p in papers]
+        files = [(p.file, text) for p, text in zip(papers, texts, strict=True)]
         files += [(li.file, listing_text(li)) for li in sorted(self.new_listings.values(),
                                                                key=lambda li: li.slug)]
         self.report.written = write_files(self.corpus, [*files, *self.rejects.files()])
+        keep_written(self.corpus, zip(papers, texts, strict=True), self.scored)  # the queue's, not in git
         put_first(self.corpus.root, [slug for slug, _ in self.report.taken])  # survey review shows them first
         return self.report.written
 
