@@ -101,7 +101,7 @@ class Sitting:
             raise SurveyError(f"{shown_path(root)}: no corpus folder here (--corpus DIR names it)")
         # Scoring happens only for what no command has scored with this model (a fresh clone, a
         # model trained since): a terminal says what it waits for.
-        scoring = Counter("survey review: scoring the papers with the topic model (once for each model)")
+        scoring = Counter("survey review: scoring the waiting papers with this model")  # fits in 80 columns
         glances, self.scores, self.topics = for_queue(root, lambda: self.book.taxonomy, scoring)
         self.glances = {g.slug: g for g in glances}
         if slugs:
