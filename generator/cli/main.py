@@ -208,10 +208,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     corpus, problems = check_corpus(Path(args.corpus))
     for hidden in corpus.ignored:
         print(f"survey check: {hidden}: a hidden file, not read")
-    for problem in problems:
-        print(problem, file=sys.stderr)
+    for line in problems.lines():
+        print(line, file=sys.stderr)
     if problems:
-        print(f"survey check: {len(problems)} problem(s)", file=sys.stderr)
+        print(f"survey check: {len(problems):,} problem(s)", file=sys.stderr)
         return 1
     print(f"survey check: {len(corpus.papers)} papers, {len(corpus.listings)} listings, "
           f"{len(corpus.taxonomy.topics)} topics, {len(corpus.taxonomy.tags)} tags: all valid")

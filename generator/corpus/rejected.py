@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import CorpusError, raise_problems
+from ..core.errors import CorpusError, Problems, raise_problems
 from ..core.text import is_slug, shorten, shown_path
 from ..core.yamlio import dump_yaml, load_yaml, read_text
 from .fields import Fields, is_date, present
@@ -61,7 +61,7 @@ class Rejected:
                    alternate_titles=tuple(paper.alternate_titles))
 
     @classmethod
-    def from_dict(cls, data: Any, path: str, where: str, problems: list[CorpusError]) -> Rejected | None:
+    def from_dict(cls, data: Any, path: str, where: str, problems: Problems) -> Rejected | None:
         """The entry, or None with its problems noted (checking goes on to the next entry)."""
         named = data.get("slug") if isinstance(data, dict) else None
         where = named if isinstance(named, str) and is_slug(named) else where
@@ -111,7 +111,7 @@ def rejected_entries(data: Any, shown: str) -> list[Rejected]:
                                  "rejected, ...}")
     if len(data) > MAX_ENTRIES:
         raise CorpusError(shown, f"has {len(data):,} entries; at most {MAX_ENTRIES:,} are allowed")
-    problems: list[CorpusError] = []
+    problems = Problems()
     out: list[Rejected] = []
     seen: dict[str, int] = {}
     for i, item in enumerate(data, 1):
@@ -124,7 +124,7 @@ def rejected_entries(data: Any, shown: str) -> list[Rejected]:
             continue
         seen[entry.slug] = i
         out.append(entry)
-    raise_problems(problems)
+    raise_problems(problems, out)  # with the entries without a problem, which check holds to its rules
     return out
 
 
