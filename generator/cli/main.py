@@ -14,6 +14,7 @@ from ..core.errors import SurveyError
 from ..core.output import escaped, raw
 from ..core.progress import Progress
 from ..core.settings import read_settings, today
+from ..core.text import shown_path
 from .review import Sitting, cmd_review, print_queue, review_arguments
 from .topics import cmd_classify, cmd_explain, cmd_quality, cmd_train, quality_args, train_args
 
@@ -70,7 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("build", help="write the site's generated Markdown to a folder")
     p.add_argument("--out", required=True, metavar="DIR")
-    p.add_argument("--templates", default="templates", metavar="DIR")
+    p.add_argument("--templates", metavar="DIR",
+                   help="the page templates (default: templates/ of the project the corpus is in)")
     p.add_argument("--site-url", help="the site's URL, for feeds (default: site_url of mkdocs.yml)")
 
     p = sub.add_parser("enrich", help="fill in missing arXiv ids, authors, dates and links from "
@@ -145,6 +147,30 @@ def _run(argv: Sequence[str] | None) -> int:
     except KeyboardInterrupt:
         print("survey: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        raise
+    except Exception as exc:  # a bug: Python printed it after escaped() had restored the raw streams
+        print(f"survey {args.command}: {unexpected(exc)}", file=sys.stderr)
+        return 1
+
+
+def unexpected(exc: BaseException) -> str:
+    """One line for an error the code did not expect (a bug), its traceback written to a file
+    of the temporary folder: a traceback printed raw passed a path's or a value's escape
+    sequence to the terminal (a corpus folder named `K\\e[31mRED`)."""
+    import tempfile
+    import traceback
+
+    try:
+        fd, name = tempfile.mkstemp(prefix="survey-traceback-", suffix=".txt")
+        with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as fh:
+            fh.write("".join(traceback.format_exception(exc)))
+        where = f"the traceback is in {name}"
+    except OSError as err:
+        where = f"its traceback could not be written ({err.strerror})"
+    what = " ".join(str(exc).split())
+    what = what if len(what) <= 300 else what[:297] + "..."
+    return f"unexpected error (a bug: please report it), {type(exc).__name__}: {what}; {where}"
 
 
 # The commands that write the corpus, and when (not for a dry run): each holds the corpus's
@@ -240,9 +266,13 @@ def cmd_build(args: argparse.Namespace) -> int:
     from ..corpus.store import load_corpus
     from ..site.render import Site
 
+    project = project_of(Path(args.corpus))
+    templates = Path(args.templates) if args.templates else project / "templates"
+    if not templates.is_dir():
+        raise SurveyError(f"{shown_path(templates)}: no templates folder here (--templates DIR names it)")
     corpus = load_corpus(args.corpus)
-    settings = read_settings()
-    site = Site(corpus, Path(args.templates), site_url=args.site_url or settings.url, site_name=settings.name)
+    settings = read_settings(project / "mkdocs.yml")
+    site = Site(corpus, templates, site_url=args.site_url or settings.url, site_name=settings.name)
     pages = site.pages()
     out = Path(args.out)
     for rel, text in {**pages, **site.files()}.items():
@@ -251,6 +281,20 @@ def cmd_build(args: argparse.Namespace) -> int:
         path.write_text(text, encoding="utf-8")
     print(f"survey build: {len(pages)} pages written to {out}")
     return 0
+
+
+def project_of(corpus: Path) -> Path:
+    """The survey project a corpus folder is in: the nearest folder above it with a mkdocs.yml,
+    else the working directory, else the project of this code. `survey build` looked for
+    templates/ under the working directory only: a TemplateNotFound traceback from any other."""
+    try:
+        here = Path(os.path.abspath(corpus))
+    except OSError:  # no working directory (a shell left in a removed folder)
+        here = corpus
+    for folder in (*here.parents, Path("."), Path(__file__).resolve().parents[2]):
+        if (folder / "mkdocs.yml").is_file():
+            return folder
+    return Path(".")
 
 
 def cmd_enrich(args: argparse.Namespace) -> int:
