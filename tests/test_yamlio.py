@@ -93,14 +93,11 @@ def test_a_file_costs_at_most_about_ten_times_its_size() -> None:
             load_yaml(dense, "l.yaml")
 
 
-def test_a_list_is_refused_at_the_item_past_the_most_a_file_holds(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_list_is_refused_at_the_item_past_the_most_a_file_holds() -> None:
     """Counted as it is read: 2.8 million null entries of a listing were read whole (26 s) before
     a count refused them (audit L4)."""
-    from generator.core import yamlio
-
-    monkeypatch.setattr(yamlio, "MAX_LIST", 3)
-    assert load_yaml("entries:\n- a\n- b\n- c\n", "l.yaml") == {"entries": ["a", "b", "c"]}
+    assert load_yaml("entries:\n- a\n- b\n- c\n", "l.yaml", longest=3) == {"entries": ["a", "b", "c"]}
     with pytest.raises(CorpusError) as refused:
-        load_yaml("entries:\n- \n- \n- \n- \n" + "- \n" * 1000, "l.yaml")
-    assert str(refused.value) == ("l.yaml:5:2: a list of more than 3 items, the most a list of a corpus "
-                                  "file may hold; not read")
+        load_yaml("entries:\n- \n- \n- \n- \n" + "- \n" * 1000, "l.yaml", longest=3)
+    assert str(refused.value) == ("l.yaml:5:2: a list of more than 3 items, the most a list of this file "
+                                  "may hold; not read")

@@ -54,7 +54,7 @@ MAX_DEPTH = 1000
 MAX_LIST = 200_000
 
 
-def build(loader: Any) -> Any:
+def build(loader: Any, longest: int = MAX_LIST) -> Any:
     """The value of the next node of loader's events and all it holds, built from the parser's
     events with no tree of nodes between (nodes and their marks cost 17 times the size of a real
     listing, and up to 220 times for crafted input). The values may take at most COST times the
@@ -62,7 +62,7 @@ def build(loader: Any) -> Any:
     file costs more than about ten times its size. Also refused at their line: an alias (it repeats
     its anchor's value unwritten: 21 lines of aliases of aliases stand for billions of items), a key
     given twice or that is a list or mapping, a tag on a list or mapping (`!!set`, `!!python/...`),
-    a list of more than MAX_LIST items."""
+    a list of more than `longest` items."""
     start = loader.peek_event().start_mark.index
     anchors: dict[Any, Any] = {}
     stack: list[Any] = []  # the lists and mappings being built, innermost last
@@ -74,6 +74,10 @@ def build(loader: Any) -> Any:
             raise _error(ALIAS, anchors.get(event.anchor, event.start_mark), _Refused)
         if getattr(event, "anchor", None) is not None:  # a node (not an end) given a name
             anchors[event.anchor] = event.start_mark
+        if stack and isinstance(stack[-1], list) and len(stack[-1]) == longest and isinstance(
+                event, (yaml.ScalarEvent, yaml.CollectionStartEvent)):  # refused where its item starts
+            raise _error(f"a list of more than {longest:,} items, the most a list of this file may hold; "
+                         f"not read", event.start_mark, _Refused)
         if isinstance(event, yaml.ScalarEvent):
             value = _scalar(loader, event)
         elif isinstance(event, yaml.CollectionStartEvent):
@@ -101,9 +105,6 @@ def build(loader: Any) -> Any:
             if top is None:
                 return value
             if isinstance(top, list):
-                if len(top) == MAX_LIST:
-                    raise _error(f"a list of more than {MAX_LIST:,} items, the most a list of a corpus "
-                                 f"file may hold; not read", event.start_mark, _Refused)
                 top.append(value)
             else:
                 top[keys[-1]], keys[-1] = value, _NO_KEY
@@ -182,8 +183,9 @@ def dump_yaml(data: Any) -> str:
     )
 
 
-def load_yaml(text: str, path: str) -> Any:
-    """The one document of text (None for none), built by `build`."""
+def load_yaml(text: str, path: str, longest: int = MAX_LIST) -> Any:
+    """The one document of text (None for none), built by `build` (no list of more than
+    `longest` items)."""
     loader = TextLoader(text)
     try:
         with _malformed(path, text):
@@ -191,7 +193,7 @@ def load_yaml(text: str, path: str) -> Any:
             if loader.check_event(yaml.StreamEndEvent):
                 return None
             loader.get_event()  # the document's start
-            value = build(loader)
+            value = build(loader, longest)
             loader.get_event()  # the document's end
             if not loader.check_event(yaml.StreamEndEvent):
                 raise yaml.composer.ComposerError(None, None, "a second document after the first",
