@@ -261,3 +261,24 @@ def test_problems_past_the_bounds_are_counted_by_file(monkeypatch: pytest.Monkey
         "f0.yaml: p0", "f0.yaml: p1", "and 1 more problem in f0.yaml", "f1.yaml: p0", "f1.yaml: p1",
         "and 1 more problem in f1.yaml", "f2.yaml: p0", "and 2 more problems in f2.yaml",
         *(f"and 3 more problems in f{f}.yaml" for f in range(3, 13)), "and 6 more problems in 2 other files"]
+
+
+def test_a_listing_s_and_a_rejection_s_days_are_not_to_come(tmp_path: Path) -> None:
+    """A listing's `imported: '2099-01-01'` and a rejection's `rejected: '2099-01-01'` passed,
+    where a paper's date and added day are refused past tomorrow (audit V4)."""
+    corpus = make_corpus(tmp_path / "corpus")
+    listing = sorted((corpus / "listings").glob("*.yaml"))[0]
+    replace_in(listing, "imported: '2026-11-22'", f"imported: '{AFTER_TOMORROW}'")
+    replace_in(listing, "date: '2025-03-14'", "date: '2099'")
+    (corpus / "rejected.yaml").write_text(f"- {{slug: zz-gone, title: Gone, abstract: A, rejected: "
+                                          f"'{AFTER_TOMORROW}'}}\n")
+    result = survey("check", "--corpus", "corpus", cwd=tmp_path)
+    latest = TOMORROW
+    assert result.stderr.splitlines() == [
+        f"corpus/rejected.yaml: entry zz-gone: field 'rejected': {AFTER_TOMORROW} is still to come (the "
+        f"latest day a rejection may bear is {latest})",
+        f"corpus/listings/{listing.name}: entry {listing.stem}: field 'date': 2099 is still to come (the "
+        f"latest day a listing may bear is {latest})",
+        f"corpus/listings/{listing.name}: entry {listing.stem}: field 'imported': {AFTER_TOMORROW} is still "
+        f"to come (the latest day an import may bear is {latest})",
+        "survey check: 3 problem(s)"]

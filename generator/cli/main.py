@@ -203,6 +203,8 @@ def cmd_import(args: argparse.Namespace) -> int:
     from ..sources.scope import report_csv, report_path, without_taken
     from .outputs import output_path, write_output
 
+    if args.name is not None:
+        refuse_listing_name(args.name)
     what = "the report of papers left out"
     path = Path(args.left_out) if args.left_out else report_path(args.paths)
     if not args.dry_run and (args.on_topic or args.left_out):
@@ -223,6 +225,18 @@ def cmd_import(args: argparse.Namespace) -> int:
         importer.write()
     print(report.summary(None if args.dry_run else str(path)))
     return 0
+
+
+def refuse_listing_name(name: str) -> None:
+    """Refuse a --name the listing may not have, before anything is read: the import refused it
+    at the write, after classifying the whole feed, and --dry-run recorded it (audit N1)."""
+    from ..corpus.fields import Fields
+    from ..corpus.model import MAX_NAME
+
+    f = Fields({"name": name}, "--name", None, ("name",))
+    f.text("name", required=True, limit=MAX_NAME, plain=True)  # as Listing.from_dict reads it
+    if f.problems:
+        raise SurveyError(f"--name {f.problems.kept[0].message}")
 
 
 def cmd_check(args: argparse.Namespace) -> int:

@@ -43,13 +43,13 @@ def latest_day() -> str:
     return (datetime.datetime.now(datetime.UTC) + datetime.timedelta(days=1)).date().isoformat()
 
 
-def date_problem(text: str, day: bool = False) -> str | None:
-    """Why a paper's date (or the day it was added) cannot be kept, or None."""
+def date_problem(text: str, day: bool = False, what: str = "a paper") -> str | None:
+    """Why a paper's date (or the day it was added; or `what`'s) cannot be kept, or None."""
     if not is_date(text, day):
         return f"{shorten(text)} is not a date: use {'YYYY-MM-DD' if day else 'YYYY, YYYY-MM or YYYY-MM-DD'}"
     latest = latest_day()
     if text > latest[:len(text)]:
-        return f"{text} is still to come (the latest day a paper may bear is {latest})"
+        return f"{text} is still to come (the latest day {what} may bear is {latest})"
     return None
 
 

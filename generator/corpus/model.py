@@ -296,9 +296,13 @@ class Listing:
         if date is not None and not is_date(date):
             f.problem("date", f"{shorten(date)} is not a date: use YYYY, YYYY-MM or YYYY-MM-DD, with the "
                               f"year ('2025-03-14' for a listing shown as Mar 14)")
+        elif date is not None and (problem := date_problem(date, what="a listing")):
+            f.problem("date", problem)  # a day to come, as a paper's (audit V4)
         imported = f.text("imported")
         if imported is not None and not is_date(imported, day=True):
             f.problem("imported", f"{shorten(imported)} is not a date YYYY-MM-DD")
+        elif imported is not None and (problem := date_problem(imported, day=True, what="an import")):
+            f.problem("imported", problem)
         url = f.text("url", limit=MAX_URL)
         if url is not None and not URL_RE.match(url):
             f.problem("url", f"{shorten(url)} is not an http(s) URL")

@@ -29,7 +29,7 @@ from typing import Any
 from ..core.errors import CorpusError, Problems, raise_problems
 from ..core.text import is_slug, shorten, shown_path
 from ..core.yamlio import dump_yaml, load_yaml, read_text
-from .fields import Fields, is_date, present
+from .fields import Fields, date_problem, is_date, present
 from .model import MAX_ABSTRACT, MAX_TITLE, Paper, arxiv_field, date_field
 
 REJECTED_FILE = "rejected.yaml"
@@ -90,6 +90,8 @@ class Rejected:
         day = f.text("rejected", required=True)
         if day is not None and not is_date(day, day=True):
             f.problem("rejected", f"{shorten(day)} is not a date YYYY-MM-DD (the day it was rejected)")
+        elif day is not None and (problem := date_problem(day, day=True, what="a rejection")):
+            f.problem("rejected", problem)
         reason = f.text("reason", limit=MAX_REASON, plain=True)
         if len(problems) > before or slug is None or title is None or abstract is None or day is None:
             return None
