@@ -74,7 +74,7 @@ def build(loader: Any, longest: int = MAX_LIST) -> Any:
             raise _error(ALIAS, anchors.get(event.anchor, event.start_mark), _Refused)
         if getattr(event, "anchor", None) is not None:  # a node (not an end) given a name
             anchors[event.anchor] = event.start_mark
-        if stack and isinstance(stack[-1], list) and len(stack[-1]) == longest and isinstance(
+        if stack and len(stack[-1]) == longest and isinstance(stack[-1], list) and isinstance(
                 event, (yaml.ScalarEvent, yaml.CollectionStartEvent)):  # refused where its item starts
             raise _error(f"a list of more than {longest:,} items, the most a list of this file may hold; "
                          f"not read", event.start_mark, _Refused)

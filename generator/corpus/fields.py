@@ -93,7 +93,8 @@ class Fields:
             self.problem(unknown, f"unknown field; known fields: {', '.join(allowed)}")
 
     def problem(self, name: str, message: str) -> None:
-        self.problems.append(CorpusError(self.path, message, entry=self.entry, field=self.prefix + name))
+        if not self.problems.counted(self.path):
+            self.problems.append(CorpusError(self.path, message, entry=self.entry, field=self.prefix + name))
 
     def done(self, record: Any = None) -> None:
         """Raise the problems noted, if any (with `record`, the record as far as it was read)."""
