@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from ..core.errors import SurveyError
-from ..core.output import escaped, raw
+from ..core.output import escaped, raw, unexpected
 from ..core.progress import Progress
 from ..core.settings import read_settings, today
 from ..core.text import shown_path
@@ -152,25 +152,6 @@ def _run(argv: Sequence[str] | None) -> int:
     except Exception as exc:  # a bug: Python printed it after escaped() had restored the raw streams
         print(f"survey {args.command}: {unexpected(exc)}", file=sys.stderr)
         return 1
-
-
-def unexpected(exc: BaseException) -> str:
-    """One line for an error the code did not expect (a bug), its traceback written to a file
-    of the temporary folder: a traceback printed raw passed a path's or a value's escape
-    sequence to the terminal (a corpus folder named `K\\e[31mRED`)."""
-    import tempfile
-    import traceback
-
-    try:
-        fd, name = tempfile.mkstemp(prefix="survey-traceback-", suffix=".txt")
-        with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as fh:
-            fh.write("".join(traceback.format_exception(exc)))
-        where = f"the traceback is in {name}"
-    except OSError as err:
-        where = f"its traceback could not be written ({err.strerror})"
-    what = " ".join(str(exc).split())
-    what = what if len(what) <= 300 else what[:297] + "..."
-    return f"unexpected error (a bug: please report it), {type(exc).__name__}: {what}; {where}"
 
 
 # The commands that write the corpus, and when (not for a dry run): each holds the corpus's
