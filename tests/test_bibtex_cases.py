@@ -83,6 +83,19 @@ def test_an_over_long_field_skips_its_entry_not_the_file(title: str, why: str, t
     assert load_corpus(corpus).papers["a-good-paper"].date == "2024"
 
 
+
+def test_a_bibliography_whose_only_entry_is_too_long_says_why_it_has_no_paper() -> None:
+    """Eleven times a 1,000-character @string as the only entry's abstract: "no papers found",
+    with no reason (audit B1, P21)."""
+    text = ('@string{a0 = "' + "x" * 999 + ' "}\n@article{k, title = {T}, abstract = '
+            + " # ".join(["a0"] * 11) + "}\n")
+    with pytest.raises(SourceError) as refused:
+        parse_source(text.encode(), "b.bib")
+    assert str(refused.value) == ("b.bib: no papers found in this BibTeX bibliography: b.bib:2: entry k: "
+                                  "field 'abstract': is 10,999 characters long once typeset; at most 10,000 "
+                                  "are allowed; entry skipped")
+
+
 # --- crossref, comments, LaTeX --------------------------------------------------------------------
 
 

@@ -318,3 +318,29 @@ def test_a_paper_file_over_1_mib_is_refused_unread(tmp_path: Path) -> None:
     (corpus / "papers" / "big.yaml").unlink()
     with pytest.raises(SurveyError, match=f"nothing written: .*big.yaml: the file is {len(text):,} bytes"):
         write_files(load_corpus(corpus), [("papers/big.yaml", text)])
+
+
+LISTING_HEAD = ("slug: zz-crafted\nname: Crafted\nimported: '2026-11-22'\nsource: hf-text\norigin: x.txt\n"
+                f"sha256: '{'0' * 64}'\nentries:\n")
+
+
+def test_a_file_s_problems_cost_no_more_than_its_values(tmp_path: Path) -> None:
+    """Each unknown key of a listing's entries made a problem, all kept until printed: some 100
+    times the file's size (audit L3: 8 MiB took 842 MB and printed 1.09 million lines). The first
+    PER_FILE problems of a file are kept, the others counted."""
+    from generator.core.errors import PER_FILE
+    from generator.core.text import shown_path
+    from generator.corpus.check import check_corpus
+
+    corpus = make_corpus(tmp_path / "corpus", "empty")
+    (corpus / "listings").mkdir()
+    row = "- {" + ", ".join(f"k{j}: 0" for j in range(50)) + "}\n"
+    text = LISTING_HEAD + row * (MiB // 4 // len(row))
+    (corpus / "listings" / "zz-crafted.yaml").write_text(text)
+    (_, problems), held = peak(lambda: check_corpus(corpus))
+    assert held < 10 * len(text), held / len(text)
+    lines = problems.lines()
+    assert len(problems) == (MiB // 4 // len(row)) * 52  # 50 unknown keys, no paper, no title
+    assert len(lines) == PER_FILE + 1
+    shown = shown_path(corpus / "listings" / "zz-crafted.yaml")
+    assert lines[-1] == f"and {len(problems) - PER_FILE:,} more problems in {shown}"

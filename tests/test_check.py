@@ -217,3 +217,68 @@ def test_a_removed_working_directory_is_no_traceback(tmp_path: Path) -> None:
         result = subprocess.run(["sh", "-c", script, "sh", *args], capture_output=True, text=True,
                                 timeout=120)
         assert "Traceback" not in result.stderr and out in result.stdout + result.stderr, result.stderr[-500:]
+
+
+def test_one_run_names_every_problem_of_every_file(tmp_path: Path) -> None:
+    """A bad date hid the same file's unknown topic and tag until the next run (usability P4), a
+    listing's bad day its entry pointing at no paper, a bad entry of rejected.yaml the others'
+    paper kept in the corpus: every problem of a file is named in one run."""
+    corpus = make_corpus(tmp_path / "corpus")
+    paper = corpus / "papers" / "rewrite-the-stars.yaml"
+    replace_in(paper, "topics: []\ntags: []", "date: '2026-10-32'\ntopics: [kernel]\ntags: [fp-8]")
+    listing = sorted((corpus / "listings").glob("*.yaml"))[0]
+    replace_in(listing, "imported: '2026-11-22'", "imported: '2026-13-01'")
+    replace_in(listing, "entries:\n", "entries:\n- paper: nowhere\n  title: Nowhere\n")
+    (corpus / "rejected.yaml").write_text(
+        "- {slug: zz-bad, title: Gone, abstract: A, rejected: 'yesterday'}\n"
+        "- {slug: rewrite-the-stars, title: Rewrite the Stars, abstract: A, rejected: '2026-11-01'}\n")
+    result = survey("check", "--corpus", "corpus", cwd=tmp_path)
+    stars = "corpus/papers/rewrite-the-stars.yaml: entry rewrite-the-stars: field"
+    where = f"corpus/listings/{listing.name}"
+    expected = [f"{stars} 'date': '2026-10-32' is not a date", f"{stars} 'topics[0]': unknown topic 'kernel'",
+                f"{stars} 'tags[0]': unknown tag 'fp-8'",
+                f"{stars} 'slug': rejected earlier (entry rewrite-the-stars of corpus/rejected.yaml",
+                f"{where}: entry {listing.stem}: field 'imported': '2026-13-01' is not",
+                f"{where}: entry {listing.stem} #1: field 'paper': points at 'nowhere'",
+                "corpus/rejected.yaml: entry zz-bad: field 'rejected': 'yesterday' is not a date"]
+    lines = result.stderr.splitlines()
+    for start in expected:
+        assert any(line.startswith(start) for line in lines), (start, lines)
+    assert lines[-1] == f"survey check: {len(expected)} problem(s)"
+
+
+def test_problems_past_the_bounds_are_counted_by_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file's first PER_FILE problems are kept, and the first per_run of a run: the others are
+    one line a file, and past ten files one line in all."""
+    from generator.core import errors
+
+    monkeypatch.setattr(errors, "PER_FILE", 2)
+    problems = errors.Problems(per_run=5)
+    for f in range(15):
+        problems.extend(errors.CorpusError(f"f{f}.yaml", f"p{i}") for i in range(3))
+    assert len(problems) == 45
+    assert problems.lines() == [
+        "f0.yaml: p0", "f0.yaml: p1", "and 1 more problem in f0.yaml", "f1.yaml: p0", "f1.yaml: p1",
+        "and 1 more problem in f1.yaml", "f2.yaml: p0", "and 2 more problems in f2.yaml",
+        *(f"and 3 more problems in f{f}.yaml" for f in range(3, 13)), "and 6 more problems in 2 other files"]
+
+
+def test_a_listing_s_and_a_rejection_s_days_are_not_to_come(tmp_path: Path) -> None:
+    """A listing's `imported: '2099-01-01'` and a rejection's `rejected: '2099-01-01'` passed,
+    where a paper's date and added day are refused past tomorrow (audit V4)."""
+    corpus = make_corpus(tmp_path / "corpus")
+    listing = sorted((corpus / "listings").glob("*.yaml"))[0]
+    replace_in(listing, "imported: '2026-11-22'", f"imported: '{AFTER_TOMORROW}'")
+    replace_in(listing, "date: '2025-03-14'", "date: '2099'")
+    (corpus / "rejected.yaml").write_text(f"- {{slug: zz-gone, title: Gone, abstract: A, rejected: "
+                                          f"'{AFTER_TOMORROW}'}}\n")
+    result = survey("check", "--corpus", "corpus", cwd=tmp_path)
+    latest = TOMORROW
+    assert result.stderr.splitlines() == [
+        f"corpus/rejected.yaml: entry zz-gone: field 'rejected': {AFTER_TOMORROW} is still to come (the "
+        f"latest day a rejection may bear is {latest})",
+        f"corpus/listings/{listing.name}: entry {listing.stem}: field 'date': 2099 is still to come (the "
+        f"latest day a listing may bear is {latest})",
+        f"corpus/listings/{listing.name}: entry {listing.stem}: field 'imported': {AFTER_TOMORROW} is still "
+        f"to come (the latest day an import may bear is {latest})",
+        "survey check: 3 problem(s)"]

@@ -8,11 +8,12 @@ one back only with --force.
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
 import yaml
-from conftest import hf_feed, hf_item, make_corpus, paper_data, snapshot, survey
+from conftest import ROOT, hf_feed, hf_item, make_corpus, paper_data, snapshot, survey
 from test_review_screen import Keys
 
 from generator.cli.review import Sitting
@@ -90,7 +91,11 @@ def test_rejected_papers_stay_out_of_every_later_import(tmp_path: Path) -> None:
         result = survey("import", hf_feed(tmp_path / f"other{len(gate)}.json", *other), str(bib), *gate,
                         "--left-out", str(tmp_path / "left.csv"), "--corpus", str(copy))
         assert result.returncode == 0, result.stderr
-        assert "rejected earlier: 4 papers, skipped (corpus/rejected.yaml)" in result.stdout
+        file = os.path.relpath(copy / "rejected.yaml", ROOT)  # the corpus folder used (audit J5)
+        assert f"rejected earlier: 4 papers, skipped ({file})" in result.stdout
+        # each skip names the rejected entry that skipped it, and what matched
+        skipped = f"{bib} entry k (line 1) 'Quite Another Title': as {c} of {file} (same abstract)"
+        assert skipped in result.stdout
         assert "papers added: 1;" in result.stdout
         now = snapshot(copy)
         changed = {k for k in set(now) | set(after) if now.get(k) != after.get(k)}
@@ -124,7 +129,8 @@ def test_add_take_and_enrich_skip_a_rejected_paper_and_force_brings_it_back(tmp_
     assert "--force takes it in" in refused.stderr
     enriched = survey("enrich", "--web", "none", "--from", daily, "--corpus", str(corpus))
     assert enriched.returncode == 0 and snapshot(corpus) == rejected
-    assert "rejected earlier: 1 record of rejected papers, skipped (corpus/rejected.yaml)" in enriched.stdout
+    file = os.path.relpath(corpus / "rejected.yaml", ROOT)
+    assert f"rejected earlier: 1 record of rejected papers, skipped ({file})" in enriched.stdout
     back = survey(*add, "--force")
     assert back.returncode == 0, back.stderr
     assert "wrote " in back.stdout and "(back from the papers rejected on " in back.stdout
@@ -133,3 +139,25 @@ def test_add_take_and_enrich_skip_a_rejected_paper_and_force_brings_it_back(tmp_
     assert (corpus / ".survey-first").read_text(encoding="utf-8") == f"{slug}\n"
     assert survey("check", "--corpus", str(corpus)).returncode == 0
     assert Sitting(corpus).slugs[0] == slug  # first in the queue
+
+
+def test_one_rejected_entry_cannot_keep_a_feed_s_papers_out_unnamed(tmp_path: Path) -> None:
+    """An entry whose other titles were 50 papers of a feed (never in the corpus) passed check,
+    and the import skipped all 50 without naming it (audit J2)."""
+    corpus = make_corpus(tmp_path / "corpus", "empty")
+    titles = [item(i)["paper"]["title"] for i in range(5)]
+    entry = {"slug": "zz-generic", "title": "Generic Title", "abstract": "A generic abstract.",
+             "rejected": "2026-11-28"}
+    (corpus / "rejected.yaml").write_text(yaml.safe_dump([{**entry, "alternate_titles": titles}]))
+    result = survey("check", "--corpus", "corpus", cwd=tmp_path)
+    assert result.stderr.splitlines()[0] == (
+        "corpus/rejected.yaml: entry zz-generic: field 'alternate_titles': has 5 titles; a rejected paper "
+        "is one paper, with at most 3 other titles (each keeps the paper of that title out of every import)")
+    (corpus / "rejected.yaml").write_text(yaml.safe_dump([{**entry, "alternate_titles": titles[:3]}]))
+    assert survey("check", "--corpus", "corpus", cwd=tmp_path).returncode == 0
+    feed = hf_feed(tmp_path / "daily.json", *(item(i) for i in range(5)))
+    result = survey("import", feed, "--corpus", "corpus", cwd=tmp_path)
+    out = result.stdout
+    assert "papers added: 2;" in out and "rejected earlier: 3 papers, skipped (corpus/rejected.yaml)" in out
+    assert ("rejected earlier: the entry zz-generic of corpus/rejected.yaml kept 3 papers of this import "
+            "out; an entry is one paper: if they are others, take their titles out of it") in out

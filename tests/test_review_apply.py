@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import HOSTILE_SLUG, REVIEWED, paper_data, snapshot, survey
+from conftest import HOSTILE_SLUG, REVIEWED, SUGGESTED, paper_data, snapshot, survey
 
 from generator.corpus.store import load_corpus
 
@@ -126,8 +126,11 @@ def test_reject_in_a_csv_or_yaml_file_takes_the_paper_out(corpus: Path) -> None:
 
 
 def test_every_problem_of_the_file_is_said_in_one_run(corpus: Path) -> None:
-    text = (f"slug,topics\n{FIRST},serve\n{GPU},\nno-such-paper,kernels\n{FIRST},kernels\n"
-            f"{HOSTILE_SLUG},none serving\n")
+    """A rejection's reason too: markup and a bidi override were refused at the write, one a run
+    (audit A1)."""
+    text = (f"slug,topics,reason\n{FIRST},serve,\n{GPU},,\nno-such-paper,kernels,\n{FIRST},kernels,\n"
+            f"{HOSTILE_SLUG},none serving,\n{SUGGESTED[0]},reject,<b>bold</b>\n"
+            f"{SUGGESTED[3]},reject,rtl \u202e\n")
     before = snapshot(corpus)
     code, out, err = apply(corpus, "d.csv", text)
     assert code == 1 and snapshot(corpus) == before and out == ""
@@ -138,7 +141,12 @@ def test_every_problem_of_the_file_is_said_in_one_run(corpus: Path) -> None:
         "d.csv:4: entry no-such-paper: field 'slug': no paper with this slug in the corpus",
         f"d.csv:5: entry {FIRST}: field 'slug': decided twice (also line 2)",
         f"d.csv:6: entry {HOSTILE_SLUG}: field 'topics': none stands alone, found 'none serving'",
-        "survey review: 5 problems in d.csv: nothing applied"]
+        f"d.csv:7: entry {SUGGESTED[0]}: field 'reason': contains markup (an HTML tag, comment or "
+        f"declaration); write it as plain text",
+        f"d.csv:8: entry {SUGGESTED[3]}: field 'reason': contains U+202E (RIGHT-TO-LEFT OVERRIDE), an "
+        f"invisible character that changes how the text around it shows",
+        "survey review: 7 problems in d.csv: nothing applied"]
+
 
 
 BAD_FILES = [

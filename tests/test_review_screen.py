@@ -36,6 +36,7 @@ from generator.cli.review import Sitting
 from generator.cli.screen import Done
 from generator.cli.terminal import RESIZED, Terminal, cells
 from generator.core.output import Escaped
+from generator.core.settings import today
 from generator.core.text import printable
 
 ESCAPE = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
@@ -424,3 +425,24 @@ def test_the_words_of_a_topic_are_as_the_paper_writes_them(corpus: Path) -> None
     serving = next(w for w in why(load_corpus(corpus).taxonomy, title, abstract) if w.id == "serving")
     assert "e.g." in serving.against and "e.g" not in serving.against  # the pinned model: -0.43
     assert "GPUs" in serving.toward and "gpus" not in serving.toward
+
+
+def test_a_paper_rejected_meanwhile_in_another_sitting_is_one_line_on_the_screen(tmp_path: Path) -> None:
+    """Two curators on one paper: the second one's decision was a FileNotFoundError traceback
+    (audit J13)."""
+    corpus = make_corpus(tmp_path / "c")
+    slug = sorted(os.listdir(corpus / "papers"))[0][:-5]
+    keys = Keys(["a", "q"])
+    terminal = keys.terminal()
+    first_key = terminal.key
+
+    def key() -> str:  # while the paper is on this screen, another sitting rejects it
+        if len(keys.keys) == 2:
+            sit(corpus, Keys(["r", "o", "f", "f", "\r", "q"]), slug)
+        return first_key()
+
+    terminal.key = key
+    done = Sitting(corpus, [slug]).session(terminal).run()
+    assert done.decided == 0 and done.rejected == 0
+    assert " ".join(keys.screens()[-2]).endswith(f"{slug}: rejected meanwhile by another sitting or command "
+                                                 f"({today()}: off); nothing written")

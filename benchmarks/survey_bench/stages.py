@@ -45,11 +45,11 @@ def generator_stages(corpus_dir: Path, templates: Path, runs: int) -> dict[str, 
 
     _, problems = check_corpus(corpus_dir)
     if problems:
-        shown = "\n".join(str(p) for p in problems[:10])
+        shown = "\n".join(problems.lines()[:10])
         raise SystemExit(f"bench: the synthetic corpus is not valid ({len(problems)} problems):\n{shown}")
 
     def check() -> int:
-        return len(vocabulary_problems(corpus) + duplicate_problems(corpus) + listing_problems(corpus))
+        return len([*vocabulary_problems(corpus), *duplicate_problems(corpus), *listing_problems(corpus)])
 
     out["check_s"], out["check_runs"], _ = _timed(check, runs)
 

@@ -142,8 +142,9 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
         except SurveyError as exc:
             raise PluginError(f"survey: {exc}") from None
         if problems:
-            shown = "\n".join(str(p) for p in problems[:20])
-            more = f"\n... and {len(problems) - 20} more" if len(problems) > 20 else ""
+            lines = problems.lines()
+            shown = "\n".join(lines[:20])
+            more = "\n... and more" if len(lines) > 20 else ""
             raise PluginError(f"survey: the corpus has {len(problems)} problem(s); run "
                               f"'survey check':\n{shown}{more}")
         try:

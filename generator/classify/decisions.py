@@ -29,6 +29,7 @@ from ..core.errors import CorpusError, SurveyError
 from ..core.records import csv_rows, yaml_items
 from ..core.text import shorten, shown_path
 from ..core.yamlio import open_plain
+from ..corpus.fields import text_problem
 from ..corpus.rejected import MAX_REASON
 from ..corpus.store import Corpus
 
@@ -226,8 +227,9 @@ def _reason(row: Row, slug: str, rejecting: bool) -> str | None:
     if not rejecting:
         raise row.fail("reason", f"is for a rejection: the topics say {shorten(row.topics)}", slug)
     text = " ".join(value.split())
-    if len(text) > MAX_REASON:
-        raise row.fail("reason", f"is {len(text):,} characters long; at most {MAX_REASON} are allowed", slug)
+    problem = text_problem(text, MAX_REASON, plain=True)  # as rejected.yaml holds it, named here with its row
+    if problem:
+        raise row.fail("reason", problem, slug)
     return text
 
 

@@ -11,9 +11,10 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from ..core.errors import SurveyError
-from ..core.output import escaped, raw
+from ..core.output import escaped, raw, unexpected
 from ..core.progress import Progress
 from ..core.settings import read_settings, today
+from ..core.text import shown_path
 from .review import Sitting, cmd_review, print_queue, review_arguments
 from .topics import cmd_classify, cmd_explain, cmd_quality, cmd_train, quality_args, train_args
 
@@ -70,7 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("build", help="write the site's generated Markdown to a folder")
     p.add_argument("--out", required=True, metavar="DIR")
-    p.add_argument("--templates", default="templates", metavar="DIR")
+    p.add_argument("--templates", metavar="DIR",
+                   help="the page templates (default: templates/ of the project the corpus is in)")
     p.add_argument("--site-url", help="the site's URL, for feeds (default: site_url of mkdocs.yml)")
 
     p = sub.add_parser("enrich", help="fill in missing arXiv ids, authors, dates and links from "
@@ -145,6 +147,11 @@ def _run(argv: Sequence[str] | None) -> int:
     except KeyboardInterrupt:
         print("survey: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        raise
+    except Exception as exc:  # a bug: Python printed it after escaped() had restored the raw streams
+        print(f"survey {args.command}: {unexpected(exc)}", file=sys.stderr)
+        return 1
 
 
 # The commands that write the corpus, and when (not for a dry run): each holds the corpus's
@@ -177,6 +184,8 @@ def cmd_import(args: argparse.Namespace) -> int:
     from ..sources.scope import report_csv, report_path, without_taken
     from .outputs import output_path, write_output
 
+    if args.name is not None:
+        refuse_listing_name(args.name)
     what = "the report of papers left out"
     path = Path(args.left_out) if args.left_out else report_path(args.paths)
     if not args.dry_run and (args.on_topic or args.left_out):
@@ -199,6 +208,18 @@ def cmd_import(args: argparse.Namespace) -> int:
     return 0
 
 
+def refuse_listing_name(name: str) -> None:
+    """Refuse a --name the listing may not have, before anything is read: the import refused it
+    at the write, after classifying the whole feed, and --dry-run recorded it (audit N1)."""
+    from ..corpus.fields import Fields
+    from ..corpus.model import MAX_NAME
+
+    f = Fields({"name": name}, "--name", None, ("name",))
+    f.text("name", required=True, limit=MAX_NAME, plain=True)  # as Listing.from_dict reads it
+    if f.problems:
+        raise SurveyError(f"--name {f.problems.kept[0].message}")
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     from ..corpus.check import check_corpus
     from ..corpus.journal import tidy
@@ -208,10 +229,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     corpus, problems = check_corpus(Path(args.corpus))
     for hidden in corpus.ignored:
         print(f"survey check: {hidden}: a hidden file, not read")
-    for problem in problems:
-        print(problem, file=sys.stderr)
+    for line in problems.lines():
+        print(line, file=sys.stderr)
     if problems:
-        print(f"survey check: {len(problems)} problem(s)", file=sys.stderr)
+        print(f"survey check: {len(problems):,} problem(s)", file=sys.stderr)
         return 1
     print(f"survey check: {len(corpus.papers)} papers, {len(corpus.listings)} listings, "
           f"{len(corpus.taxonomy.topics)} topics, {len(corpus.taxonomy.tags)} tags: all valid")
@@ -243,10 +264,14 @@ def cmd_build(args: argparse.Namespace) -> int:
     from ..corpus.store import load_corpus
     from ..site.render import Site
 
+    project = project_of(Path(args.corpus))
+    templates = Path(args.templates) if args.templates else project / "templates"
+    if not templates.is_dir():
+        raise SurveyError(f"{shown_path(templates)}: no templates folder here (--templates DIR names it)")
     corpus = load_corpus(args.corpus)
     attach(corpus)
-    settings = read_settings()
-    site = Site(corpus, Path(args.templates), site_url=args.site_url or settings.url, site_name=settings.name)
+    settings = read_settings(project / "mkdocs.yml")
+    site = Site(corpus, templates, site_url=args.site_url or settings.url, site_name=settings.name)
     pages = site.pages()
     out = Path(args.out)
     for rel, text in {**pages, **site.files()}.items():
@@ -255,6 +280,20 @@ def cmd_build(args: argparse.Namespace) -> int:
         path.write_text(text, encoding="utf-8")
     print(f"survey build: {len(pages)} pages written to {out}")
     return 0
+
+
+def project_of(corpus: Path) -> Path:
+    """The survey project a corpus folder is in: the nearest folder above it with a mkdocs.yml,
+    else the working directory, else the project of this code. `survey build` looked for
+    templates/ under the working directory only: a TemplateNotFound traceback from any other."""
+    try:
+        here = Path(os.path.abspath(corpus))
+    except OSError:  # no working directory (a shell left in a removed folder)
+        here = corpus
+    for folder in (*here.parents, Path("."), Path(__file__).resolve().parents[2]):
+        if (folder / "mkdocs.yml").is_file():
+            return folder
+    return Path(".")
 
 
 def cmd_enrich(args: argparse.Namespace) -> int:

@@ -176,6 +176,18 @@ def _no_paper(slug: str, root: Path, known: list[str]) -> str:
     return f"{slug}: no paper with this slug in the corpus" + (f"; did you mean {close[0]}?" if close else "")
 
 
+def _gone(slug: str, root: Path) -> str:
+    """Why a paper on screen has no file any more: another sitting or command took it out."""
+    from ..corpus.rejected import read_rejected
+
+    gone = next((r for r in read_rejected(root) if r.slug == slug), None)
+    if gone:
+        reason = f": {gone.reason}" if gone.reason else ""
+        return (f"{slug}: rejected meanwhile by another sitting or command ({gone.rejected}{reason}); "
+                f"nothing written")
+    return f"{slug}: its file was removed meanwhile by another command; nothing written"
+
+
 def _apply(args: argparse.Namespace) -> int:
     """--apply FILE: every decision of the file, or none (each problem of the file said first)."""
     from ..classify.decisions import read_plan
@@ -294,7 +306,9 @@ class Book:
 
         corpus = self.corpus()
         with writing(self.root):
-            # The paper as its file is now: another command may have changed it since.
+            # The paper as its file is now: another command may have changed it since, or taken it out.
+            if not (self.root / "papers" / f"{slug}.yaml").exists():
+                raise SurveyError(_gone(slug, self.root))
             corpus.papers[slug] = self.paper(slug)
             after = list(files(corpus))
             before = [(rel, self._text(rel)) for rel, _ in after]

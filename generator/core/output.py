@@ -13,7 +13,10 @@ from __future__ import annotations
 import contextlib
 import io
 import logging
+import os
 import sys
+import tempfile
+import traceback
 from collections.abc import Iterator
 from typing import TextIO
 
@@ -82,3 +85,19 @@ def escaped() -> Iterator[None]:
         sys.stdout.flush()  # here, where a closed pipe is still the command's to handle
     finally:
         sys.stdout, sys.stderr = saved
+
+
+def unexpected(exc: BaseException) -> str:
+    """One line for an error the code did not expect (a bug), its traceback written to a file
+    of the temporary folder: a traceback printed raw passed a path's or a value's escape
+    sequence to the terminal (a corpus folder named `K\\e[31mRED`)."""
+    try:
+        fd, name = tempfile.mkstemp(prefix="survey-traceback-", suffix=".txt")
+        with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as fh:
+            fh.write("".join(traceback.format_exception(exc)))
+        where = f"the traceback is in {name}"
+    except OSError as err:
+        where = f"its traceback could not be written ({err.strerror})"
+    what = " ".join(str(exc).split())
+    what = what if len(what) <= 300 else what[:297] + "..."
+    return f"unexpected error (a bug: please report it), {type(exc).__name__}: {what}; {where}"

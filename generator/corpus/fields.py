@@ -8,7 +8,7 @@ import datetime
 import re
 from typing import Any
 
-from ..core.errors import CorpusError, raise_problems
+from ..core.errors import CorpusError, Problems, raise_problems
 from ..core.text import bad_character, has_markup, is_slug, shorten, squash
 
 # An arXiv id (https://info.arxiv.org/help/arxiv_identifier.html): YYMM.NNNNN from 2015,
@@ -43,13 +43,13 @@ def latest_day() -> str:
     return (datetime.datetime.now(datetime.UTC) + datetime.timedelta(days=1)).date().isoformat()
 
 
-def date_problem(text: str, day: bool = False) -> str | None:
-    """Why a paper's date (or the day it was added) cannot be kept, or None."""
+def date_problem(text: str, day: bool = False, what: str = "a paper") -> str | None:
+    """Why a paper's date (or the day it was added; or `what`'s) cannot be kept, or None."""
     if not is_date(text, day):
         return f"{shorten(text)} is not a date: use {'YYYY-MM-DD' if day else 'YYYY, YYYY-MM or YYYY-MM-DD'}"
     latest = latest_day()
     if text > latest[:len(text)]:
-        return f"{text} is still to come (the latest day a paper may bear is {latest})"
+        return f"{text} is still to come (the latest day {what} may bear is {latest})"
     return None
 
 
@@ -81,22 +81,24 @@ class Fields:
     them. Only a record that is not a mapping at all stops at once."""
 
     def __init__(self, data: Any, path: str, entry: str | None, allowed: tuple[str, ...],
-                 prefix: str = "", problems: list[CorpusError] | None = None) -> None:
+                 prefix: str = "", problems: Problems | None = None) -> None:
         if not isinstance(data, dict):
             raise CorpusError(path, f"expected a mapping of fields, found {kind(data)}", entry=entry,
                               field=prefix.rstrip(".") or None)
         if entry is None and isinstance(data.get("slug"), str) and is_slug(data["slug"]):
             entry = data["slug"]  # a record is named by its own slug in every line, the first included
         self.data, self.path, self.entry, self.prefix = data, path, entry, prefix
-        self.problems: list[CorpusError] = [] if problems is None else problems
+        self.problems = Problems() if problems is None else problems
         for unknown in sorted(str(k) for k in data if k not in allowed):
             self.problem(unknown, f"unknown field; known fields: {', '.join(allowed)}")
 
     def problem(self, name: str, message: str) -> None:
-        self.problems.append(CorpusError(self.path, message, entry=self.entry, field=self.prefix + name))
+        if not self.problems.counted(self.path):
+            self.problems.append(CorpusError(self.path, message, entry=self.entry, field=self.prefix + name))
 
-    def done(self) -> None:
-        raise_problems(self.problems)
+    def done(self, record: Any = None) -> None:
+        """Raise the problems noted, if any (with `record`, the record as far as it was read)."""
+        raise_problems(self.problems, record)
 
     def slug(self) -> str | None:
         """The record's slug (a valid one names the entry of every problem: __init__)."""

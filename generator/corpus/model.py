@@ -12,6 +12,7 @@ from typing import Any
 
 from ..core.errors import CorpusError
 from ..core.text import shorten
+from ..core.yamlio import MAX_LIST
 from .fields import MAX_ITEMS, URL_RE, Fields, date_problem, is_arxiv, is_date, present, text_problem
 from .fields import kind as value_kind
 
@@ -42,7 +43,7 @@ MAX_AUTHORS = 5_000  # authors of one paper: real max 664 ("Humanity's Last Exam
 MAX_NAME = 300  # an author's, listing's, topic's or tag's name: real max 55, 61, 12 and 26
 MAX_URL = 2_000  # a link or a listing's origin: real max 247
 MAX_DESCRIPTION = 2_000  # a listing's, topic's or tag's description: real max 416
-MAX_ENTRIES = 200_000  # entries of one listing: real max 9,109
+MAX_ENTRIES = MAX_LIST  # entries of one listing: real max 9,109 (no list of a corpus file holds more)
 
 
 @dataclass
@@ -137,14 +138,14 @@ class Paper:
         for name in ("topics", "tags"):
             if name not in f.data:
                 f.problem(name, "is required (write [] for none)")
-        f.done()
-        assert slug is not None and title is not None and abstract is not None
-        return cls(
-            slug=slug, title=title, abstract=abstract, topics=topics, tags=tags,
+        paper = cls(  # as far as the file could be read: a field with a problem left empty
+            slug=slug or "", title=title or "", abstract=abstract or "", topics=topics, tags=tags,
             alternate_titles=alternate_titles, arxiv=arxiv, authors=authors, et_al=et_al is True,
             date=date, links=links,
             added=added, enriched=enriched, curated=[c for c in CURATABLE if c in curated],
         )
+        f.done(paper)
+        return paper
 
     def to_dict(self) -> dict[str, Any]:
         return present({
@@ -293,17 +294,22 @@ class Listing:
         if date is not None and not is_date(date):
             f.problem("date", f"{shorten(date)} is not a date: use YYYY, YYYY-MM or YYYY-MM-DD, with the "
                               f"year ('2025-03-14' for a listing shown as Mar 14)")
+        elif date is not None and (problem := date_problem(date, what="a listing")):
+            f.problem("date", problem)  # a day to come, as a paper's (audit V4)
         imported = f.text("imported")
         if imported is not None and not is_date(imported, day=True):
             f.problem("imported", f"{shorten(imported)} is not a date YYYY-MM-DD")
+        elif imported is not None and (problem := date_problem(imported, day=True, what="an import")):
+            f.problem("imported", problem)
         url = f.text("url", limit=MAX_URL)
         if url is not None and not URL_RE.match(url):
             f.problem("url", f"{shorten(url)} is not an http(s) URL")
         description = f.text("description", limit=MAX_DESCRIPTION, plain=True)
-        f.done()
-        assert slug and name and source and origin and sha
-        return cls(slug=slug, name=name, entries=entries, source=source, origin=origin, sha256=sha,
-                   date=date, description=description, imported=imported, url=url)
+        listing = cls(slug=slug or "", name=name or "", entries=entries, source=source or "",
+                      origin=origin or "", sha256=sha or "", date=date, description=description,
+                      imported=imported, url=url)
+        f.done(listing)
+        return listing
 
     def to_dict(self) -> dict[str, Any]:
         entries = [present({"paper": e.paper, "title": e.title, "abstract": e.abstract})

@@ -11,7 +11,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import CorpusError, SurveyError, each_problem
+from ..core.errors import CorpusError, Problems, SurveyError
 from ..core.text import shown_path
 from ..core.yamlio import LINK, MAX_FILE_BYTES, MAX_PAPER_BYTES, dump_yaml, load_yaml, read_text
 from .journal import pending
@@ -32,6 +32,10 @@ class Corpus:
     # Hidden files of papers/ and listings/ (an editor's swap file, .DS_Store): never read;
     # `survey check` names them.
     ignored: list[str] = field(default_factory=list)
+    # Papers and listings whose file has a problem, as far as it could be read (only when
+    # problems are collected): `survey check` holds them to the corpus-wide rules too, so that a
+    # bad date does not hide the unknown topic of the same file until the next run.
+    partial: list[Paper | Listing] = field(default_factory=list)
 
     def sorted_papers(self) -> list[Paper]:
         return [self.papers[s] for s in sorted(self.papers)]
@@ -77,7 +81,7 @@ class CorpusCache:
 
 
 def load_corpus(
-    root: Path | str, *, collect: list[CorpusError] | None = None, cache: CorpusCache | None = None,
+    root: Path | str, *, collect: Problems | None = None, cache: CorpusCache | None = None,
 ) -> Corpus:
     """Load and validate every record. With `collect`, problems are gathered instead of raised."""
     root = Path(root)
@@ -85,7 +89,7 @@ def load_corpus(
         return _load(root, collect, cache)
 
 
-def _load(root: Path, collect: list[CorpusError] | None, cache: CorpusCache | None) -> Corpus:
+def _load(root: Path, collect: Problems | None, cache: CorpusCache | None) -> Corpus:
     half_written = pending(root)
     if half_written:
         raise SurveyError(half_written)
@@ -93,7 +97,7 @@ def _load(root: Path, collect: list[CorpusError] | None, cache: CorpusCache | No
     def fail(exc: CorpusError) -> None:
         if collect is None:
             raise exc
-        collect.extend(each_problem(exc))
+        collect.append(exc)
 
     taxonomy_path = root / "taxonomy.yaml"
     try:
@@ -110,6 +114,7 @@ def _load(root: Path, collect: list[CorpusError] | None, cache: CorpusCache | No
         corpus.rejected = read_rejected(root)
     except CorpusError as exc:
         fail(exc)
+        corpus.rejected = getattr(exc, "record", None) or []  # the entries without a problem
 
     for kind, cls, target in (("papers", Paper, corpus.papers), ("listings", Listing, corpus.listings)):
         # Each file's name as messages show it, from its folder's: one relpath for the folder
@@ -125,6 +130,9 @@ def _load(root: Path, collect: list[CorpusError] | None, cache: CorpusCache | No
                 record = _cached(cache, path, partial(read_record, path, cls, name))
             except CorpusError as exc:
                 fail(exc)
+                record = getattr(exc, "record", None)
+                if record is not None and record.slug == path.stem:
+                    corpus.partial.append(record)
                 continue
             if record.slug != path.stem:
                 fail(slug_mismatch(shown_path(path), record.slug))

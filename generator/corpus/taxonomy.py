@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import CorpusError, raise_problems
+from ..core.errors import CorpusError, Problems, raise_problems
 from ..core.text import digest, shorten
 from ..core.yamlio import load_yaml, read_text
 from .fields import Fields
@@ -129,7 +129,7 @@ class Taxonomy:
     def from_dict(cls, data: Any, path: str) -> Taxonomy:
         if not isinstance(data, dict) or set(data) - {"topics", "tags"}:
             raise CorpusError(path, "expected a mapping with 'topics' and 'tags'")
-        problems: list[CorpusError] = []
+        problems = Problems()
         topics = _records(_topic, data, "topics", path, problems)
         tags = _records(_tag, data, "tags", path, problems)
         seen: set[str] = set()
@@ -168,7 +168,7 @@ FIELDS = {"topics": ("id", "name", "summary", "description", "threshold", "rules
           "tags": ("id", "name", "description", "threshold", "rules")}
 
 
-def _records(parse: Any, data: dict[str, Any], key: str, path: str, problems: list[CorpusError]) -> list[Any]:
+def _records(parse: Any, data: dict[str, Any], key: str, path: str, problems: Problems) -> list[Any]:
     """The topics or the tags, each checked on its own (so one run reports a problem of each) and
     left out if it has one."""
     raws = data.get(key)

@@ -103,5 +103,5 @@ def with_files(corpus: Corpus, files: Iterable[tuple[str, str | None]]) -> Corpu
 
 
 def _problems(corpus: Corpus, removed: frozenset[str] | set[str] = frozenset()) -> list[CorpusError]:
-    return (vocabulary_problems(corpus) + duplicate_problems(corpus) + listing_problems(corpus, removed)
-            + rejected_problems(corpus))
+    return [*vocabulary_problems(corpus), *duplicate_problems(corpus), *listing_problems(corpus, removed),
+            *rejected_problems(corpus)]

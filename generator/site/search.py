@@ -68,14 +68,18 @@ def _finish(result: subprocess.CompletedProcess[str], site_dir: Path, output: Pa
     if result.returncode != 0:
         detail = (result.stderr or result.stdout).strip().splitlines()
         last = detail[-1] if detail else f"exit status {result.returncode}"
+        if "did not contain any html files" in last:  # its words blame the folder MkDocs wrote
+            raise SurveyError(f"search: {site_dir} has no page to index (Pagefind found none)")
         raise SurveyError(f"search: pagefind failed on {site_dir}: {last}")
     canonical_filters(output)
     return [line.strip() for line in result.stdout.splitlines() if line.strip().startswith("Indexed")]
 
 
 def _glob_text(name: str) -> str:
-    """A folder name as a literal in Pagefind's glob."""
-    return "".join(f"[{c}]" if c in "*?[]{},!\\" else c for c in name)
+    """A folder name as a literal in Pagefind's glob: its special characters escaped with a
+    backslash (`[c]` did not parse, so a docs page `esc\\e[31mRED.md` made Pagefind index no page
+    at all), and a backslash, which no escape holds, matched by `?`."""
+    return "".join("\\" + c if c in "?*$:[](){}<>," else "?" if c == "\\" else c for c in name)
 
 
 def plan_parts(papers: Iterable[tuple[str, str | None]], size: int = PART) -> list[tuple[str, ...]]:

@@ -13,9 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.errors import SourceError, SurveyError
+from ..core.text import shown_path
 from ..core.yamlio import load_yaml
 from ..corpus.check import duplicate_problems
 from ..corpus.model import Paper
+from ..corpus.rejected import REJECTED_FILE
 from ..corpus.store import Corpus, paper_text
 from ..corpus.writes import write_files
 from .apis import WEB_SOURCES, Unreachable, Web
@@ -40,6 +42,7 @@ class Report:
     written: list[str] = field(default_factory=list)
     unasked: int = 0  # papers no source could be asked about (unreachable, or not in the cache)
     rejected: set[str] = field(default_factory=set)  # records of papers a curator rejected: skipped
+    rejected_file: str = "corpus/rejected.yaml"  # as a command given here names it
 
     def summary(self) -> str:
         total = len({s for slugs in self.enriched.values() for s in slugs})
@@ -52,7 +55,7 @@ class Report:
         if self.rejected:
             n = len(self.rejected)
             lines.append(f"rejected earlier: {n} record{'s' * (n != 1)} of rejected papers, skipped "
-                         f"(corpus/rejected.yaml)")
+                         f"({self.rejected_file})")
         lines += [f"note: {n}" for n in self.notes]
         lines += [f"unreachable: {u}" for u in self.unreachable]
         lines += [f"review: {r}" for r in self.review]
@@ -100,7 +103,7 @@ class Enricher:
         self.arxiv_taken = {p.arxiv: p.slug for p in corpus.papers.values() if p.arxiv}
         self.web = web
         self.sources = [WEB_SOURCES[s](web) for s in sources] if web else []
-        self.report = Report()
+        self.report = Report(rejected_file=shown_path(corpus.root / REJECTED_FILE))
         self.rejects = Rejects(corpus.rejected)
         self._reviewed: set[tuple[str, str]] = set()
         self.answered: set[str] = set()  # papers some source answered about (network or cache)

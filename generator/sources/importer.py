@@ -24,6 +24,7 @@ from ..core.errors import SurveyError
 from ..core.text import first_sentence, match_key, shown_path, slugify
 from ..corpus.first import put_first
 from ..corpus.model import Entry, Listing, Paper
+from ..corpus.rejected import REJECTED_FILE
 from ..corpus.store import Corpus, listing_text, paper_text
 from ..corpus.taxonomy import Taxonomy
 from ..corpus.writes import write_files
@@ -256,10 +257,11 @@ class Importer:
             if match_key(raw.title) not in self.index.by_title:
                 self.index.add_title(raw.title, found.slug)
             return self._entry(found.slug, raw)
-        gone = self.rejects.match(raw.title, raw.abstract, raw.arxiv)
+        gone, how = self.rejects.find(raw.title, raw.abstract, raw.arxiv) or (None, "")
         if gone is not None:
             if _key(raw) not in self.take:
-                self.report.rejected.append(f"{label} ({gone.slug})")
+                self.report.rejected.append((label, gone.slug, how))
+                self.report.rejected_file = shown_path(self.corpus.root / REJECTED_FILE)
                 return None
             if not self.force:
                 raise SurveyError(f"--take {_key(raw)}: {why(gone)}, as {gone.slug}: not in this survey's "

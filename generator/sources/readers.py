@@ -99,8 +99,11 @@ def parse_source(data: bytes, shown: str) -> Source:
     reader = {"hf-text": _hf_text, "hf-html": _hf_html, "hf-json": read_hf_json, "arxiv-atom": _atom,
               "bibtex": lambda *args: _bibtex().read_bibtex(*args)}[fmt]
     source: Source = reader(text, shown, digest)
-    if not source.entries:
-        raise SourceError(shown, f"no papers found in this {FORMATS[fmt]}")
+    if not source.entries:  # what the reader left out says why (a BibTeX entry's over-long abstract)
+        why = f": {source.notes[0]}" if source.notes else ""
+        more = len(source.notes) - 1
+        why += f" (and {more:,} more)" if more > 0 else ""
+        raise SourceError(shown, f"no papers found in this {FORMATS[fmt]}{why}")
     for entry in source.entries:
         # A bibliography's entries seldom have an abstract: they merge, or give enrich metadata.
         check_entry(entry, shown, abstract=fmt != "bibtex")

@@ -29,10 +29,16 @@ class Rejects:
 
     def match(self, title: str, abstract: str, arxiv: str | None) -> Rejected | None:
         """The rejected paper this one is, if any (and not brought back)."""
+        found = self.find(title, abstract, arxiv)
+        return found[0] if found else None
+
+    def find(self, title: str, abstract: str, arxiv: str | None) -> tuple[Rejected, str] | None:
+        """The rejected paper this one is and what matched ("title", "arxiv", "abstract" or
+        "same abstract"), if any (and not brought back)."""
         if not self.entries:
             return None
         found = self._index.match(title, abstract, arxiv)
-        return None if found is None or found.slug in self.back else self._by_slug[found.slug]
+        return None if found is None or found.slug in self.back else (self._by_slug[found.slug], found.how)
 
     @functools.cached_property
     def _by_slug(self) -> dict[str, Rejected]:

@@ -10,10 +10,29 @@ counts.
 from __future__ import annotations
 
 import shlex
+from collections import Counter
 from dataclasses import dataclass, field
 
 from ..core.text import first_few
 from .scope import LeftOut
+
+_HOW = {"arxiv": "same arXiv id", "title": "same title", "abstract": "same abstract",
+        "same abstract": "nearly the same abstract"}
+
+
+def _rejected_lines(skipped: list[tuple[str, str, str]], file: str) -> list[str]:
+    """The entries skipped as rejected earlier, each with the rejected entry that skipped it; and
+    each rejected entry that skipped more than one paper, which is one paper's: one entry may
+    hold the titles of any papers, and keep them all out unnamed (audit J2)."""
+    lines = [f"rejected earlier: {_n(len(skipped), 'paper')}, skipped ({file})"]
+    lines += first_few([f"rejected earlier: {label}: as {slug} of {file} ({_HOW.get(how, how)})"
+                        for label, slug, how in skipped],
+                       lambda left: f"rejected earlier: and {left:,} more papers")
+    kept_out = Counter(slug for _, slug, _ in skipped)
+    lines += [f"rejected earlier: the entry {slug} of {file} kept {n:,} papers of this import out; an entry "
+              f"is one paper: if they are others, take their titles out of it"
+              for slug, n in sorted(kept_out.items()) if n > 1]
+    return lines
 
 
 def review_command(slug: str, corpus: str) -> str:
@@ -37,7 +56,9 @@ class Report:
     written: list[str] = field(default_factory=list)
     unsure: int = 0  # papers added with a topic the model is unsure of
     left_out: list[LeftOut] = field(default_factory=list)  # feed papers with no topic (--on-topic)
-    rejected: list[str] = field(default_factory=list)  # entries a curator rejected before: skipped
+    # entries a curator rejected before, skipped: (entry, the rejected entry's slug, what matched)
+    rejected: list[tuple[str, str, str]] = field(default_factory=list)
+    rejected_file: str = "corpus/rejected.yaml"  # as a command given here names it
     back: list[str] = field(default_factory=list)  # rejected papers brought back (--take --force)
     taken: list[tuple[str, str]] = field(default_factory=list)  # (slug, file) of the papers --take added
     no_abstract: list[str] = field(default_factory=list)  # entries not imported: no abstract
@@ -60,8 +81,7 @@ class Report:
             lines.append(f"left out by --on-topic, no topic likely: {_n(len(self.left_out), 'paper')}"
                          + where)
         if self.rejected:
-            lines.append(f"rejected earlier: {_n(len(self.rejected), 'paper')}, skipped "
-                         f"(corpus/rejected.yaml)")
+            lines += _rejected_lines(self.rejected, self.rejected_file)
         lines += [f"brought back from the rejected papers: {s}" for s in self.back]
         lines += [f"review: {line}" for line in self.review]
         if self.maybe_added:
