@@ -70,9 +70,9 @@ def test_an_over_long_field_skips_its_entry_not_the_file(title: str, why: str, t
     bib = tmp_path / "refs.bib"
     bib.write_text(GOOD + "@misc{long, title = {" + title + "}, abstract = {A}}\n", encoding="utf-8")
     corpus = make_corpus(tmp_path / "corpus", "empty")
-    result = survey("import", str(bib), "--corpus", str(corpus))
+    result = survey("import", str(bib), "--corpus", str(corpus), cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    assert f"note: {bib}:6: entry long: field 'title': {why}; entry skipped" in result.stdout.splitlines()
+    assert f"left out: {bib}:6: entry long: field 'title': {why}" in result.stdout.splitlines()
     assert [p.title for p in load_corpus(corpus).papers.values()] == ["A Good Paper"]
     # enrich reads the same file the same way, and says so
     (corpus / "papers" / "a-good-paper.yaml").write_text(

@@ -38,6 +38,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true",
                    help="take in a paper --take names although a curator rejected it (it leaves "
                         "corpus/rejected.yaml)")
+    p.add_argument("--strict", action="store_true",
+                   help="refuse a whole file for one entry that survey check would refuse (by default "
+                        "that entry is left out, named, and listed in the --left-out report)")
     p.add_argument("--dry-run", action="store_true", help="report what would change, write nothing")
 
     p = sub.add_parser("check", help="validate the whole corpus")
@@ -184,11 +187,14 @@ def cmd_import(args: argparse.Namespace) -> int:
     corpus = load_corpus(args.corpus)
     importer = Importer(corpus, today(), on_topic=args.on_topic, take=frozenset(args.take),
                         force=args.force)
-    sources = importer.read_all([Path(p) for p in args.paths], Progress("reading"))
+    sources = importer.read_all([Path(p) for p in args.paths], Progress("reading"), strict=args.strict)
     report = importer.run(sources, name=args.name, progress=Progress("importing"),
                           classifying=Progress("classifying the papers added"))
-    if report.left_out and not args.dry_run:  # before the corpus: a re-run leaves nothing out
-        write_output(path, report_csv(report.left_out, args.corpus, args.name), what)
+    # Written before the corpus: a re-run leaves nothing out.
+    if (report.left_out or report.refused) and not args.dry_run:
+        if not (args.on_topic or args.left_out):  # not asked for: checked only now that it is written
+            path = output_path(str(path), what, corpus=args.corpus, inputs=args.paths)
+        write_output(path, report_csv([*report.refused, *report.left_out], args.corpus, args.name), what)
     elif report.taken and not args.dry_run and path.is_file() and path.stat().st_size < 2**26:
         mended = without_taken(path.read_text(encoding="utf-8", errors="replace"), set(args.take))
         if mended is not None:  # the papers taken in are no longer left out

@@ -74,9 +74,9 @@ class Report:
 def file_records(path: Path, today: str, notes: list[str]) -> list[Record]:
     """Every paper of a daily-papers JSON file, a BibTeX bibliography or any file `survey import`
     reads (a BibTeX entry without an abstract gives its metadata all the same); what the reader
-    left out or read differently goes to `notes`."""
-    source = read_source(path)
-    notes += source.notes
+    left out (an entry check's rules refuse) or read differently goes to `notes`."""
+    source = read_source(path, strict=False)
+    notes += source.notes + [f"{r.problem}; entry skipped" for r in source.refused]
     label = "HF daily papers JSON" if source.format == "hf-json" else FORMATS[source.format]
     name = f"{label} {path.name}"
     return [_from_entry(e, name, today) for e in source.entries]

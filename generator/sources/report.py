@@ -37,6 +37,7 @@ class Report:
     written: list[str] = field(default_factory=list)
     unsure: int = 0  # papers added with a topic the model is unsure of
     left_out: list[LeftOut] = field(default_factory=list)  # feed papers with no topic (--on-topic)
+    refused: list[LeftOut] = field(default_factory=list)  # entries check's rules refuse: left out
     rejected: list[str] = field(default_factory=list)  # entries a curator rejected before: skipped
     back: list[str] = field(default_factory=list)  # rejected papers brought back (--take --force)
     taken: list[tuple[str, str]] = field(default_factory=list)  # (slug, file) of the papers --take added
@@ -59,6 +60,12 @@ class Report:
                 " (not written: --dry-run)")
             lines.append(f"left out by --on-topic, no topic likely: {_n(len(self.left_out), 'paper')}"
                          + where)
+        if self.refused:
+            where = f": {left_out_file}" if left_out_file else " (not written: --dry-run)"
+            lines.append(f"left out, as `survey check` would refuse them: "
+                         f"{_n(len(self.refused), 'entry', 'entries')}{where}")
+            lines += first_few([f"left out: {item.why}" for item in self.refused],
+                               lambda left: f"left out: and {left:,} more entries")
         if self.rejected:
             lines.append(f"rejected earlier: {_n(len(self.rejected), 'paper')}, skipped "
                          f"(corpus/rejected.yaml)")
