@@ -50,6 +50,13 @@ def _bib(path: Path, bad: str) -> Path:
     return path
 
 
+def _page(path: Path, bad_title: str) -> Path:
+    card = "<article><h3><a href='/papers/{}'>{}</a></h3><p>{}</p></article>"
+    path.write_text(f"<html><body>{card.format('2501.00001', GOOD_TITLE, GOOD_ABSTRACT)}"
+                    f"{card.format('2501.00002', bad_title, BAD_ABSTRACT)}</body></html>", encoding="utf-8")
+    return path
+
+
 CASES = {
     # name: (the file, the entry as the line names it, the field and the rule)
     "json-bidi-title": (lambda p: _json(p / "d.json", {"title": "Tensor \u202eParallel Training"}),
@@ -69,6 +76,8 @@ CASES = {
     "atom-not-an-abstract-url": (lambda p: _atom(p / "a.xml", {"id": "http://example.org/2501.00002"}),
                                  "entry #2 'Tensor Parallel Training'",
                                  "field 'id': 'http://example.org/2501.00002' is not an arXiv abstract URL"),
+    "page-bidi-title": (lambda p: _page(p / "page.html", "Tensor Parallel Training\u2066"),
+                        "entry #2 ", "field 'title': contains U+2066 (LEFT-TO-RIGHT ISOLATE)"),
     "bib-commas": (lambda p: _bib(p / "refs.bib", "author = {A, B, C, D}"),
                    "entry bad", "field 'author': 'A, B, C, D': Too many commas"),
     "bib-control-in-name": (lambda p: _bib(p / "refs.bib", "author = {Doe, J\x1bane}"),
