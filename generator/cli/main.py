@@ -90,6 +90,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--delay", type=float, default=3.0, metavar="SECONDS",
                    help="pause between two requests to one API (default: %(default)s, as arXiv asks)")
     p.add_argument("--paper", action="append", metavar="SLUG", help="only this paper (repeatable)")
+    p.add_argument("--confirm", nargs="+", action="extend", default=[], metavar="SLUG",
+                   help="write the matches by the title alone that a run listed for review and you have "
+                        "checked: all of them (all), or those of the papers named")
     p.add_argument("--limit", type=int, metavar="N",
                    help="ask the network about at most N papers (cached answers do not count)")
     p.add_argument("--report", metavar="FILE", help="also write the report as Markdown (for a pull request)")
@@ -272,7 +275,7 @@ def cmd_enrich(args: argparse.Namespace) -> int:
                                          inputs=args.files)
     corpus = load_corpus(args.corpus)
     web = Web(Path(args.cache), today(), offline=args.offline, delay=args.delay) if web_names else None
-    enricher = Enricher(corpus, web, web_names)
+    enricher = Enricher(corpus, web, web_names, confirm=args.confirm)
     papers = enricher.candidates(args.paper)
     for path in args.files:
         enricher.from_files(file_records(Path(path), today(), enricher.report.notes), papers)
@@ -280,12 +283,12 @@ def cmd_enrich(args: argparse.Namespace) -> int:
         todo = [p for p in papers if enricher.still_lacking(p.slug)]
         enricher.from_web(todo, args.limit, Progress("asking"))
     enricher.finish(papers)
-    unreachable = enricher.nothing_reachable()
-    if not args.dry_run and not unreachable:
+    failed = enricher.nothing_reachable() or enricher.unconfirmed()
+    if not args.dry_run and not failed:
         enricher.write()
     print(enricher.report.summary())
-    if unreachable:
-        raise SurveyError(unreachable)
+    if failed:
+        raise SurveyError(failed)
     if report:
         write_output(report, enricher.report.markdown(), "the enrich report")
     return 0
