@@ -196,8 +196,8 @@ def test_the_real_bib_files_match_seed_papers_by_their_titles_alone_for_review(c
     files = real_bib_files()
     unfill(corpus, "BibTeX bibliography ")
     before = snapshot(corpus)
-    filled = {p.file for p in load_corpus(ROOT / "corpus").papers.values()
-              if any(e.source.startswith("BibTeX") for e in p.enriched)}
+    filled = {p.file for p in load_corpus(ROOT / "corpus").papers.values()  # seed-metadata.bib's aside
+              if any(e.source.startswith("BibTeX") and "seed-metadata" not in e.source for e in p.enriched)}
     args = [a for f in files for a in ("--from", str(f))]
     result = survey("enrich", "--web", "none", *args, "--corpus", str(corpus))
     assert result.returncode == 0, result.stderr
@@ -218,7 +218,7 @@ def test_the_list_of_seed_papers_lacking_metadata_is_current() -> None:
     lacking = [f"{p.slug}: {', '.join(n for n in ('arxiv', 'authors', 'date') if not getattr(p, n))}"
                for p in papers if not (p.arxiv and p.authors and p.date)]
     assert listed == lacking
-    assert (len(papers) - len(lacking), len(papers)) == (28, 313)
+    assert (len(papers) - len(lacking), len(papers)) == (65, 313)
 
 
 def own_export(papers: list[Paper], path: Path) -> Path:
