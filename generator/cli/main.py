@@ -1,4 +1,5 @@
-"""The `survey` command: import, check, export, explain, classify, review, quality, build, add, enrich."""
+"""The `survey` command: import, check, export, explain, classify, review, quality, build, add, enrich,
+fetch."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from ..core.errors import SurveyError
 from ..core.output import escaped, raw
 from ..core.progress import Progress
 from ..core.settings import read_settings, today
+from .fetch import cmd_fetch, fetch_arguments
 from .review import Sitting, cmd_review, print_queue, review_arguments
 from .topics import cmd_classify, cmd_explain, cmd_quality, cmd_train, quality_args, train_args
 
@@ -97,6 +99,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="ask the network about at most N papers (cached answers do not count)")
     p.add_argument("--report", metavar="FILE", help="also write the report as Markdown (for a pull request)")
     p.add_argument("--dry-run", action="store_true", help="report what would change, write nothing")
+
+    p = sub.add_parser("fetch", help="ask arXiv for the survey's new papers (corpus/fetch.yaml) and import "
+                                     "them with --on-topic")
+    fetch_arguments(p)
 
     p = sub.add_parser("add", help="create a new paper file (from options, stdin, arXiv or an HF page)")
     _add_arguments(p)
@@ -303,7 +309,7 @@ def cmd_add(args: argparse.Namespace) -> int:
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "import": cmd_import, "check": cmd_check, "export": cmd_export, "explain": cmd_explain,
     "classify": cmd_classify, "quality": cmd_quality, "train": cmd_train, "build": cmd_build, "add": cmd_add,
-    "enrich": cmd_enrich, "review": cmd_review,
+    "enrich": cmd_enrich, "review": cmd_review, "fetch": cmd_fetch,
 }
 
 __all__ = ["main"]
