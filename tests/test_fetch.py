@@ -7,13 +7,18 @@ corpus holds already."""
 from __future__ import annotations
 
 import csv
+import os
+import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from conftest import FIXTURES, loopback, make_corpus, snapshot, survey
+import yaml
+from conftest import FIXTURES, ROOT, loopback, make_corpus, make_project, snapshot, survey
 
 from generator.core.errors import SurveyError
 from generator.corpus.store import load_corpus
@@ -209,3 +214,70 @@ def test_since_is_the_newest_date_of_the_corpus_a_month_counting_from_its_first_
     assert fetching.newest_day(corpus.papers.values()) == "2025-02-01"
     with pytest.raises(SurveyError, match="no such file: write the survey's arXiv query there"):
         fetching.read_query(tmp_path / "corpus")
+
+
+# --- the weekly workflow, its steps run as its job runs them ---------------------------------------
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True,
+                          timeout=60).stdout
+
+
+def run_workflow(checkout: Path, tmp: Path, arxiv: Arxiv) -> Path:
+    """The steps of .github/workflows/fetch.yml that run commands, in order, in bash, as the job
+    does (the install steps aside: the test's environment is installed), on recorded answers; the
+    GitHub expressions of their environment given here, and `gh` a stand-in that writes down how
+    it was called (in the file returned)."""
+    bin_dir, temp = tmp / "bin", tmp / "runner"
+    bin_dir.mkdir(parents=True)
+    temp.mkdir()
+    (bin_dir / "gh").write_text('#!/bin/sh\nprintf "%s\\n" "$@" > "$GH_LOG"\n', encoding="utf-8")
+    (bin_dir / "gh").chmod(0o755)
+    given = {"SURVEY_CONTACT_EMAIL": "maintainer@example.org", "GH_TOKEN": "token", "RUN_ID": "4242"}
+    env = {**os.environ, **DAY, "RUNNER_TEMP": str(temp), "GH_LOG": str(tmp / "gh.log"),
+           "SURVEY_ARXIV_API": f"{arxiv.base}/api/query",
+           "PATH": os.pathsep.join([str(bin_dir), str(Path(sys.executable).parent), os.environ["PATH"]])}
+    workflow = yaml.load((ROOT / ".github/workflows/fetch.yml").read_text(), Loader=yaml.BaseLoader)
+    for step in workflow["jobs"]["fetch"]["steps"]:
+        run = step.get("run", "")
+        if not run or "pip install" in run:
+            continue
+        step_env = {k: given[k] if "${{" in v else v for k, v in step.get("env", {}).items()}
+        result = subprocess.run(["bash", "-e", "-c", run], cwd=checkout, env={**env, **step_env},
+                                capture_output=True, text=True, timeout=300)
+        assert result.returncode == 0, (run, result.stdout, result.stderr)
+    return tmp / "gh.log"
+
+
+@pytest.mark.slow  # builds the site, as the workflow does
+def test_the_weekly_workflow_opens_one_pull_request_and_none_when_nothing_is_new(
+        arxiv: Arxiv, tmp_path: Path) -> None:
+    if not shutil.which("git"):
+        pytest.skip("needs git")
+    origin = make_project(tmp_path, project(tmp_path / "made", SETTINGS.replace(
+        "contact: curator@example.org", "contact: ''")))  # the repository variable gives it
+    shutil.copytree(ROOT / ".github", origin / ".github")
+    shutil.copy(ROOT / ".gitignore", origin / ".gitignore")
+    git(origin, "init", "-q", "-b", "main")
+    git(origin, "-c", "user.name=S", "-c", "user.email=s@example.org", "add", "-A")
+    git(origin, "-c", "user.name=S", "-c", "user.email=s@example.org", "commit", "-q", "-m", "the survey")
+    git(tmp_path, "clone", "-q", str(origin), "checkout")
+    log = run_workflow(tmp_path / "checkout", tmp_path / "week1", arxiv)
+    args = log.read_text(encoding="utf-8").splitlines()
+    body = Path(args[args.index("--body-file") + 1]).read_text(encoding="utf-8")
+    pr_title = args[args.index("--title") + 1]
+    assert args[:6] == ["pr", "create", "--base", "main", "--head", "fetch/4242"]
+    assert pr_title.startswith("2 new papers: ") and pr_title.endswith(" for review"), pr_title
+    assert body.startswith(f"## {pr_title}\n") and "### Left out: 2" in body
+    assert "Clinical Questions for Language Models" in body  # the left-out report, in the body
+    # one commit on the branch, of the corpus alone, titled as the pull request
+    assert git(origin, "log", "-1", "--format=%s", "fetch/4242").strip() == pr_title
+    changed = git(origin, "diff", "--name-only", "main", "fetch/4242").split()
+    assert len(changed) == 3 and all(name.startswith("corpus/") for name in changed), changed
+    # the next week, nothing new: no pull request, no branch
+    arxiv.empty = True
+    git(tmp_path, "clone", "-q", str(origin), "checkout2")
+    log = run_workflow(tmp_path / "checkout2", tmp_path / "week2", arxiv)
+    assert not log.exists()
+    assert git(origin, "branch", "--list").split() == ["fetch/4242", "*", "main"]
