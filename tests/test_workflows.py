@@ -80,33 +80,22 @@ def test_the_commands_they_run_exist(name: str) -> None:
             assert survey(*shlex.split(line)[1:], "--help").returncode == 0, line
 
 
-def test_enrich_runs_weekly_checks_builds_and_opens_a_pull_request() -> None:
-    workflow = load("enrich.yml")
+@pytest.mark.parametrize(("name", "command"), [("enrich.yml", "survey enrich"),
+                                               ("fetch.yml", "survey fetch")])
+def test_a_weekly_workflow_checks_builds_and_opens_a_pull_request(name: str, command: str) -> None:
+    """What fetch.yml does on recorded answers: tests/test_fetch.py runs its steps."""
+    workflow = load(name)
     assert workflow["on"]["schedule"][0]["cron"] and "workflow_dispatch" in workflow["on"]
     assert workflow["permissions"] == {"contents": "write", "pull-requests": "write"}
     run = commands(workflow)
-    enrich = next(i for i, line in enumerate(run) if line.startswith("survey enrich"))
+    changes = next(i for i, line in enumerate(run) if line.startswith(command))
     check = run.index("survey check")
     build = next(i for i, line in enumerate(run) if line.startswith("mkdocs build --strict"))
     pr = next(i for i, line in enumerate(run) if line.startswith("gh pr create"))
-    assert enrich < check < build < pr  # a pull request only for a corpus that checks and builds
-    assert "--body-file" in run[pr] and "--report" in run[enrich]
-
-
-def test_fetch_runs_weekly_checks_builds_and_opens_a_pull_request() -> None:
-    """What it does on recorded answers: tests/test_fetch.py runs its steps."""
-    workflow = load("fetch.yml")
-    assert workflow["on"]["schedule"][0]["cron"] and "workflow_dispatch" in workflow["on"]
-    assert workflow["permissions"] == {"contents": "write", "pull-requests": "write"}
-    run = commands(workflow)
-    fetch = next(i for i, line in enumerate(run) if line.startswith("survey fetch"))
-    check = run.index("survey check")
-    build = next(i for i, line in enumerate(run) if line.startswith("mkdocs build --strict"))
-    pr = next(i for i, line in enumerate(run) if line.startswith("gh pr create"))
-    assert fetch < check < build < pr  # a pull request only for a corpus that checks and builds
-    assert "--body-file" in run[pr] and "--report" in run[fetch]
+    assert changes < check < build < pr  # a pull request only for a corpus that checks and builds
+    assert "--body-file" in run[pr] and "--report" in run[changes]
     # GitHub's expressions only in an environment, never in a script's text
-    assert not any("${{" in step.get("run", "") for step in workflow["jobs"]["fetch"]["steps"])
+    assert not any("${{" in step.get("run", "") for job in workflow["jobs"].values() for step in job["steps"])
 
 
 def test_pull_request_template_has_a_checklist() -> None:
