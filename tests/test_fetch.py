@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -165,6 +166,33 @@ def test_requests_are_three_seconds_apart_and_name_the_contact(
                          base=f"{arxiv.base}/api/query")
     assert (got.pages, got.more, slept) == (2, True, [3.0])
     assert seen == ["survey-fetch (a literature survey's new papers; mailto:curator@example.org)"] * 2
+
+
+def test_a_paper_repeated_on_the_next_page_is_written_once_and_a_short_page_is_said(tmp_path: Path) -> None:
+    """Newest first, a paper submitted while the pages are read pushes the last of a page onto
+    the next; and arXiv's API sometimes ends its pages before the count it gave."""
+    pages = [(PAGES / f"page-{i}.xml").read_text(encoding="utf-8") for i in range(3)]
+    entries = [e for page in pages for e in re.findall(r"  <entry>.*?</entry>\n", page, re.S)]
+    head = pages[0].split("  <entry>")[0].replace(">5</opensearch:", ">7</opensearch:")
+    answers = [head + "".join(entries[0:2]) + "</feed>\n",
+               head + "".join(entries[1:3]) + "</feed>\n",  # the second again, and the third
+               head + entries[3] + "</feed>\n"]  # one where two were due: the pages end short
+    asked: list[str] = []
+
+    def answer(path: str) -> tuple[int, str, bytes]:
+        asked.append(path)
+        return 200, "application/atom+xml", answers[len(asked) - 1].encode()
+
+    corpus = project(tmp_path)
+    with loopback(answer) as base:
+        result = survey("fetch", "--corpus", str(corpus), "--delay", "0", "--dry-run", cwd=tmp_path,
+                        env={**DAY, "SURVEY_ARXIV_API": f"{base}/api/query"})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[:2] == [
+        f"arXiv: 7 papers of the survey's query submitted {DAYS}; 5 read in 3 pages, 0 already in the "
+        f"corpus; arXiv's pages ended before its count: `survey fetch --since 2025-02-01 --until 2025-06-02` "
+        f"asks for the older ones",
+        "entries read: 4; papers added: 2; already in the corpus: 0; possible duplicates to look at: 0"]
 
 
 @pytest.mark.parametrize(("settings", "problem"), [

@@ -73,12 +73,15 @@ def cmd_fetch(args: argparse.Namespace) -> int:
              ((out, "the feed"), (left, "the report of papers left out"),
               *(((Path(args.report), "a fetch report"),) if args.report else ()))]
     known = {p.arxiv for p in corpus.papers.values() if p.arxiv}
-    fetched = fetch(query, since, until, known, Client(query.contact, args.delay))
+    fetched = fetch(query, since, until, known, Client(query.contact, args.delay),
+                    progress=Progress("asking arXiv, pages"))
     # Newest first: what the bound left are the oldest days, which the next run (from the newest
     # paper on) would not ask for again.
+    stopped = (f"stopped at the bound of {query.pages} pages (`pages` in {root / 'fetch.yaml'})"
+               if fetched.pages == query.pages else "arXiv's pages ended before its count")
     more = "" if not fetched.more else (
-        f"; stopped at the bound of {query.pages} pages (`pages` in {root / 'fetch.yaml'}): `survey fetch "
-        f"--since {since} --until {fetched.oldest}` asks for the older ones")
+        f"; {stopped}: `survey fetch --since {since} --until {fetched.oldest or until}` asks for the older "
+        f"ones")
     asked = (f"arXiv: {fetched.total:,} papers of the survey's query submitted from {since} to {until}; "
              f"{fetched.read:,} read in {fetched.pages} page{'s' * (fetched.pages != 1)}, {fetched.known:,} "
              f"already in the corpus{more}")

@@ -135,7 +135,7 @@ class Fetched:
     read: int = 0  # entries read from its pages
     known: int = 0  # of those, papers already in the corpus
     pages: int = 0
-    more: bool = False  # the bound on pages stopped the run before the end of the query's papers
+    more: bool = False  # the run ended before the end of the query's papers
     oldest: str = ""  # the day the last entry read was submitted (they come newest first)
     urls: list[str] = field(default_factory=list)
 
@@ -170,33 +170,38 @@ class Client:
 
 
 def fetch(query: Query, since: str, until: str, known: set[str], client: Client,
-          base: str | None = None) -> Fetched:
+          base: str | None = None, progress: Callable[[int, int], None] | None = None) -> Fetched:
     """The query's entries from since to until, page after page, but those whose arXiv id is in
-    `known`, until the last page or the bound on pages."""
+    `known`, until the last page or the bound on pages (progress: pages read of those to read)."""
     base = base or os.environ.get("SURVEY_ARXIV_API", ARXIV_API)
     out = Fetched()
+    seen: set[str] = set()  # a paper submitted while we page repeats one on the next page
     start = 0
-    while True:
-        if out.pages == query.pages:
-            out.more = start < out.total
-            return out
+    while out.pages < query.pages:
         url = query.url(base, since, until, start)
         out.urls.append(url)
-        entries, out.total = _page(client.get(url), f"arXiv's answer to {url}")
+        entries, out.total = _page(client.get(url), f"arXiv's answer, page {out.pages + 1} (start={start})")
         out.pages += 1
         for entry in entries:
             out.oldest = (entry.findtext(f"{{{ATOM}}}published") or "").strip()[:10] or out.oldest
             arxiv = _arxiv_id(entry)
             if arxiv in known:
                 out.known += 1
-            else:
+            elif arxiv not in seen:
                 out.entries.append(entry)
+            seen.add(arxiv)
         out.read += len(entries)
         start += len(entries)
+        if progress:
+            progress(out.pages, max(out.pages, min(query.pages, -(-out.total // query.page_size))))
         # A page short of max_results is the last; an empty one may be arXiv's hiccup before the
         # end (its API sometimes answers so): the next run asks again, from the same day.
         if len(entries) < query.page_size or start >= out.total:
-            return out
+            break
+    out.more = start < out.total  # the bound, or a page short before the count (arXiv's hiccup)
+    if progress:  # done, whatever the first page's count foretold
+        progress(out.pages, out.pages)
+    return out
 
 
 def _page(body: bytes, shown: str) -> tuple[list[ET.Element], int]:
