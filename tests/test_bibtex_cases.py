@@ -70,9 +70,9 @@ def test_an_over_long_field_skips_its_entry_not_the_file(title: str, why: str, t
     bib = tmp_path / "refs.bib"
     bib.write_text(GOOD + "@misc{long, title = {" + title + "}, abstract = {A}}\n", encoding="utf-8")
     corpus = make_corpus(tmp_path / "corpus", "empty")
-    result = survey("import", str(bib), "--corpus", str(corpus))
+    result = survey("import", str(bib), "--corpus", str(corpus), cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    assert f"note: {bib}:6: entry long: field 'title': {why}; entry skipped" in result.stdout.splitlines()
+    assert f"left out: {bib}:6: entry long: field 'title': {why}" in result.stdout.splitlines()
     assert [p.title for p in load_corpus(corpus).papers.values()] == ["A Good Paper"]
     # enrich reads the same file the same way, and says so
     (corpus / "papers" / "a-good-paper.yaml").write_text(
@@ -91,9 +91,9 @@ def test_a_bibliography_whose_only_entry_is_too_long_says_why_it_has_no_paper() 
             + " # ".join(["a0"] * 11) + "}\n")
     with pytest.raises(SourceError) as refused:
         parse_source(text.encode(), "b.bib")
-    assert str(refused.value) == ("b.bib: no papers found in this BibTeX bibliography: b.bib:2: entry k: "
-                                  "field 'abstract': is 10,999 characters long once typeset; at most 10,000 "
-                                  "are allowed; entry skipped")
+    # every entry refused: the file is refused with the first entry's reason (issue 42 item 3)
+    assert str(refused.value) == ("b.bib:2: entry k: field 'abstract': is 10,999 characters long once "
+                                  "typeset; at most 10,000 are allowed")
 
 
 # --- crossref, comments, LaTeX --------------------------------------------------------------------

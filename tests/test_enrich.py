@@ -199,7 +199,7 @@ def test_a_bad_option_is_one_line(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("title", "abstract", "verdict"), [
-    ("ZERO-infinity: breaking the GPU memory wall for extreme-scale deep learning", None, "review"),
+    ("ZERO-infinity: breaking the GPU memory wall for extreme-scale deep learning", None, "title-only"),
     ("ZeRO-Infinity: Breaking the GPU Memory Wall for Extreme Scale Deep Learning",
      "We study recommender systems on phones and their embedding caches for ranking.", "review"),
     ("ZeRO-Infinity: Breaking the GPU Memory Wall for Extreme-Scale Learning", "same", "accept"),
@@ -227,7 +227,7 @@ def bare(title: str, **fields: object) -> Paper:
     ({"authors": ["Ann Lee"]}, {"authors": ["A. Lee", "Bo Li"], "arxiv": "2001.00002"},
      ("accept", "same title")),
     ({"date": "2019"}, {"date": "2020", "arxiv": "2001.00002"}, ("accept", "same title")),
-    ({}, {"authors": ["Bo Li"], "date": "2020"}, ("review", "same title, and nothing else to compare")),
+    ({}, {"authors": ["Bo Li"], "date": "2020"}, ("title-only", "same title, and nothing else to compare")),
 ])
 def test_a_title_match_without_an_abstract_is_checked_against_the_rest(
         paper: dict[str, object], record: dict[str, object], verdict: tuple[str, str]) -> None:
@@ -265,12 +265,45 @@ def test_a_match_on_the_title_alone_writes_nothing_and_is_for_review(tmp_path: P
     alone = ("same title, and nothing else to compare (the paper has no authors or date, the record no "
              "abstract)")
     assert lines[1:] == [
-        f"review: papers/deep-learning.yaml: may be {BIB}: 'Deep Learning' (arXiv 1901.00001): {alone}",
-        f"review: papers/deep-nets.yaml: may be {BIB}: 'Deep Nets' (entry nets, line 2): {alone}",
+        f"review: papers/deep-learning.yaml: may be {BIB}: 'Deep Learning' (arXiv 1901.00001): {alone}; "
+        f"once checked, --confirm deep-learning writes it",
+        f"review: papers/deep-nets.yaml: may be {BIB}: 'Deep Nets' (entry nets, line 2): {alone}; once "
+        f"checked, --confirm deep-nets writes it",
         f"review: papers/wide-nets.yaml: may be {BIB}: 'Wide Nets' (entry wide, line 3): same title, but no "
-        f"author in common", "files written: 0"]
+        f"author in common",
+        "confirm: 2 of the papers for review match by the title alone and nothing disagrees; once you have "
+        "checked them, run this again with --confirm all, or --confirm SLUG... for those you checked",
+        "files written: 0"]
     assert "### For a person to decide" in report.read_text()
     assert snapshot(corpus) == before
+
+    # A person has read the list: what they confirm is written, and only that (issue 42, item 5).
+    def confirm(*slugs: str) -> tuple[int, list[str]]:
+        result = survey("enrich", "--web", "none", "--from", str(bib), "--confirm", *slugs,
+                        "--corpus", str(corpus), env=DAY)
+        return result.returncode, (result.stdout + result.stderr).splitlines()
+
+    code, lines = confirm("wide-nets")  # something disagrees: not for --confirm
+    assert code == 1 and lines[-1] == ("survey enrich: --confirm wide-nets: no record of this run matches "
+                                       "this paper by its title alone (see the review: lines); nothing "
+                                       "written"), lines
+    assert snapshot(corpus) == before
+    code, lines = confirm("deep-nets")
+    assert code == 0, lines
+    assert lines[0].startswith(f"papers lacking an arXiv id, authors or a date: 3; enriched: 1 ({BIB}: 1); "
+                               f"for review: 2;")
+    assert "confirmed by a person (--confirm), matched by the title alone: 1 paper" in lines
+    papers = load_corpus(corpus).papers
+    assert (papers["deep-nets"].date, papers["deep-nets"].links) == ("2016", {"paper": "https://spam.example/y"})
+    assert [e.to_dict() for e in papers["deep-nets"].enriched] == [
+        {"source": BIB, "fetched": "2026-11-18", "fields": ["date", "links.paper"]}]
+    assert not papers["deep-learning"].arxiv and not papers["wide-nets"].date
+    code, lines = confirm("all")
+    assert code == 0 and lines[-1] == "files written: 1", lines
+    papers = load_corpus(corpus).papers
+    assert (papers["deep-learning"].arxiv, papers["deep-learning"].authors) == (
+        "1901.00001", ["Eve Mallory", "Intruder Trudy"])
+    assert not papers["wide-nets"].date  # what disagrees stays for a person to fill by hand
 
 
 def test_a_hand_made_paper_is_enriched_from_a_daily_papers_file(tmp_path: Path) -> None:

@@ -161,7 +161,7 @@ def test_a_full_disk_is_one_line_and_nothing_changes(tmp_path: Path) -> None:
     assert lines[0] == (f"survey import: cannot write to {corpus}: No space left on device; "
                         f"nothing in {corpus} changed"), result.stderr
     assert [line for line in lines[1:] if line not in (".survey-lock", ".survey-cache.json")] == [
-        "import 1", "listings", "papers", "taxonomy.yaml", "topic_model.yaml"]
+        "import 1", "fetch.yaml", "listings", "papers", "taxonomy.yaml", "topic_model.yaml"]
     assert snapshot(after) == snapshot(ROOT / "corpus")
 
 

@@ -15,7 +15,8 @@ from conftest import ROOT, survey
 
 WORKFLOWS = ROOT / ".github" / "workflows"
 OFFICIAL = {"actions/checkout", "actions/setup-python", "actions/configure-pages",
-            "actions/upload-pages-artifact", "actions/deploy-pages", "actions/cache"}
+            "actions/upload-pages-artifact", "actions/deploy-pages", "actions/cache",
+            "actions/upload-artifact"}
 
 
 def load(name: str) -> dict:
@@ -34,7 +35,7 @@ def commands(workflow: dict) -> list[str]:
     return out
 
 
-@pytest.mark.parametrize("name", ["pull-request.yml", "deploy.yml", "enrich.yml"])
+@pytest.mark.parametrize("name", ["pull-request.yml", "deploy.yml", "enrich.yml", "fetch.yml"])
 def test_workflow_is_well_formed(name: str) -> None:
     workflow = load(name)
     assert workflow["name"]
@@ -69,7 +70,7 @@ def test_push_to_main_deploys_with_the_official_pages_actions() -> None:
     assert "mkdocs build --strict --site-dir site" in commands(workflow)
 
 
-@pytest.mark.parametrize("name", ["pull-request.yml", "deploy.yml", "enrich.yml"])
+@pytest.mark.parametrize("name", ["pull-request.yml", "deploy.yml", "enrich.yml", "fetch.yml"])
 def test_the_commands_they_run_exist(name: str) -> None:
     for line in commands(load(name)):
         program = shlex.split(line)[0]
@@ -79,17 +80,22 @@ def test_the_commands_they_run_exist(name: str) -> None:
             assert survey(*shlex.split(line)[1:], "--help").returncode == 0, line
 
 
-def test_enrich_runs_weekly_checks_builds_and_opens_a_pull_request() -> None:
-    workflow = load("enrich.yml")
+@pytest.mark.parametrize(("name", "command"), [("enrich.yml", "survey enrich"),
+                                               ("fetch.yml", "survey fetch")])
+def test_a_weekly_workflow_checks_builds_and_opens_a_pull_request(name: str, command: str) -> None:
+    """What fetch.yml does on recorded answers: tests/test_fetch.py runs its steps."""
+    workflow = load(name)
     assert workflow["on"]["schedule"][0]["cron"] and "workflow_dispatch" in workflow["on"]
     assert workflow["permissions"] == {"contents": "write", "pull-requests": "write"}
     run = commands(workflow)
-    enrich = next(i for i, line in enumerate(run) if line.startswith("survey enrich"))
+    changes = next(i for i, line in enumerate(run) if line.startswith(command))
     check = run.index("survey check")
     build = next(i for i, line in enumerate(run) if line.startswith("mkdocs build --strict"))
     pr = next(i for i, line in enumerate(run) if line.startswith("gh pr create"))
-    assert enrich < check < build < pr  # a pull request only for a corpus that checks and builds
-    assert "--body-file" in run[pr] and "--report" in run[enrich]
+    assert changes < check < build < pr  # a pull request only for a corpus that checks and builds
+    assert "--body-file" in run[pr] and "--report" in run[changes]
+    # GitHub's expressions only in an environment, never in a script's text
+    assert not any("${{" in step.get("run", "") for job in workflow["jobs"].values() for step in job["steps"])
 
 
 def test_pull_request_template_has_a_checklist() -> None:

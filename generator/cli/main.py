@@ -1,4 +1,5 @@
-"""The `survey` command: import, check, export, explain, classify, review, quality, build, add, enrich."""
+"""The `survey` command: import, check, export, explain, classify, review, quality, build, add, enrich,
+fetch."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from ..core.output import escaped, raw, unexpected
 from ..core.progress import Progress
 from ..core.settings import read_settings, today
 from ..core.text import shown_path
+from .fetch import cmd_fetch, fetch_arguments
 from .review import Sitting, cmd_review, print_queue, review_arguments
 from .topics import cmd_classify, cmd_explain, cmd_quality, cmd_train, quality_args, train_args
 
@@ -39,6 +41,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true",
                    help="take in a paper --take names although a curator rejected it (it leaves "
                         "corpus/rejected.yaml)")
+    p.add_argument("--strict", action="store_true",
+                   help="refuse a whole file for one entry that survey check would refuse (by default "
+                        "that entry is left out, named, and listed in the --left-out report)")
     p.add_argument("--dry-run", action="store_true", help="report what would change, write nothing")
 
     p = sub.add_parser("check", help="validate the whole corpus")
@@ -89,10 +94,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--delay", type=float, default=3.0, metavar="SECONDS",
                    help="pause between two requests to one API (default: %(default)s, as arXiv asks)")
     p.add_argument("--paper", action="append", metavar="SLUG", help="only this paper (repeatable)")
+    p.add_argument("--confirm", nargs="+", action="extend", default=[], metavar="SLUG",
+                   help="write the matches by the title alone that a run listed for review and you have "
+                        "checked: all of them (all), or those of the papers named")
     p.add_argument("--limit", type=int, metavar="N",
                    help="ask the network about at most N papers (cached answers do not count)")
     p.add_argument("--report", metavar="FILE", help="also write the report as Markdown (for a pull request)")
     p.add_argument("--dry-run", action="store_true", help="report what would change, write nothing")
+
+    p = sub.add_parser("fetch", help="ask arXiv for the survey's new papers (corpus/fetch.yaml) and import "
+                                     "them with --on-topic")
+    fetch_arguments(p)
 
     p = sub.add_parser("add", help="create a new paper file (from options, stdin, arXiv or an HF page)")
     _add_arguments(p)
@@ -193,11 +205,14 @@ def cmd_import(args: argparse.Namespace) -> int:
     corpus = load_corpus(args.corpus)
     importer = Importer(corpus, today(), on_topic=args.on_topic, take=frozenset(args.take),
                         force=args.force)
-    sources = importer.read_all([Path(p) for p in args.paths], Progress("reading"))
+    sources = importer.read_all([Path(p) for p in args.paths], Progress("reading"), strict=args.strict)
     report = importer.run(sources, name=args.name, progress=Progress("importing"),
                           classifying=Progress("classifying the papers added"))
-    if report.left_out and not args.dry_run:  # before the corpus: a re-run leaves nothing out
-        write_output(path, report_csv(report.left_out, args.corpus, args.name), what)
+    # Written before the corpus: a re-run leaves nothing out.
+    if (report.left_out or report.refused) and not args.dry_run:
+        if not (args.on_topic or args.left_out):  # not asked for: checked only now that it is written
+            path = output_path(str(path), what, corpus=args.corpus, inputs=args.paths)
+        write_output(path, report_csv([*report.refused, *report.left_out], args.corpus, args.name), what)
     elif report.taken and not args.dry_run and path.is_file() and path.stat().st_size < 2**26:
         mended = without_taken(path.read_text(encoding="utf-8", errors="replace"), set(args.take))
         if mended is not None:  # the papers taken in are no longer left out
@@ -309,7 +324,7 @@ def cmd_enrich(args: argparse.Namespace) -> int:
                                          inputs=args.files)
     corpus = load_corpus(args.corpus)
     web = Web(Path(args.cache), today(), offline=args.offline, delay=args.delay) if web_names else None
-    enricher = Enricher(corpus, web, web_names)
+    enricher = Enricher(corpus, web, web_names, confirm=args.confirm)
     papers = enricher.candidates(args.paper)
     for path in args.files:
         enricher.from_files(file_records(Path(path), today(), enricher.report.notes), papers)
@@ -317,12 +332,12 @@ def cmd_enrich(args: argparse.Namespace) -> int:
         todo = [p for p in papers if enricher.still_lacking(p.slug)]
         enricher.from_web(todo, args.limit, Progress("asking"))
     enricher.finish(papers)
-    unreachable = enricher.nothing_reachable()
-    if not args.dry_run and not unreachable:
+    failed = enricher.nothing_reachable() or enricher.unconfirmed()
+    if not args.dry_run and not failed:
         enricher.write()
     print(enricher.report.summary())
-    if unreachable:
-        raise SurveyError(unreachable)
+    if failed:
+        raise SurveyError(failed)
     if report:
         write_output(report, enricher.report.markdown(), "the enrich report")
     return 0
@@ -337,7 +352,7 @@ def cmd_add(args: argparse.Namespace) -> int:
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "import": cmd_import, "check": cmd_check, "export": cmd_export, "explain": cmd_explain,
     "classify": cmd_classify, "quality": cmd_quality, "train": cmd_train, "build": cmd_build, "add": cmd_add,
-    "enrich": cmd_enrich, "review": cmd_review,
+    "enrich": cmd_enrich, "review": cmd_review, "fetch": cmd_fetch,
 }
 
 __all__ = ["main"]

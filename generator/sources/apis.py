@@ -108,7 +108,7 @@ class ArxivSearch:
     def records(self, body: str, fetched: str) -> list[Record]:
         if "<entry" not in body:  # no result (an error comes as an entry, and is reported)
             return []
-        source = parse_source(body.encode("utf-8"), f"{self.name} answer")
+        source = parse_source(body.encode("utf-8"), f"{self.name} answer", strict=False)
         return [Record(source=self.name, fetched=fetched, title=e.title, abstract=e.abstract,
                        arxiv=e.arxiv, authors=e.authors, date=e.date, ref=f"arXiv {e.arxiv}")
                 for e in source.entries]

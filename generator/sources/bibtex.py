@@ -8,11 +8,12 @@ there is one; LaTeX in the texts is read as it typesets (`core.tex.bib_text`, as
 entry without an abstract comes with an empty one: the importer merges it into the paper it already
 is, or reports it, and enrich reads its metadata.
 
-Bad input stops the read with one line naming the file, the line and the entry's key: a syntax
-error (an unclosed brace), one key given to two different entries, an undefined macro in a field
-we read, macros expanding to more than twice the file, bytes that are not UTF-8, a control
-character. An entry with a field longer than a paper's is skipped, with a note naming it: the
-other entries of the bibliography are read.
+A file that cannot be read stops the read with one line naming the file, the line and the
+entry's key: a syntax error (an unclosed brace), one key given to two different entries, an
+undefined macro in a field we read, macros expanding to more than twice the file, bytes that are
+not UTF-8. An entry that no paper file could hold (a control character, a malformed or invisible
+name, a field longer than a paper's) carries its problem (`RawEntry.problem`): the import leaves
+it out, naming it, and reads the other entries, unless `--strict`.
 """
 
 from __future__ import annotations
@@ -196,17 +197,16 @@ def read_bibtex(text: str, shown: str, digest: str) -> Source:
     # An entry names the entry it takes its missing fields from (`crossref`), often a later one.
     by_key = {key.lower(): fields for key, _, fields in read_in}
     entries: list[RawEntry] = []
-    for key, line, fields in read_in:
-        skipped: list[str] = []
+    for position, (key, line, fields) in enumerate(read_in, 1):
+        problems: list[SourceError] = []
         values = _fields(_inherited(fields, by_key, f"{shown}:{line}: entry {key}", notes), read,
-                         parser, line, key, skipped)
-        entry = None if skipped else _entry(values, len(entries) + 1, key, line, shown, skipped)
-        if skipped:
-            notes.append(f"{skipped[0]}; entry skipped")
-        elif entry is None:
+                         parser, line, key, problems)
+        entry = _entry(values, position, key, line, shown, problems)
+        if entry is None:
             notes.append(f"{shown}:{line}: entry {key} has no title; skipped")
-        else:
-            entries.append(entry)
+            continue
+        entries.append(entry)
+        if entry.problem is None:
             notes += [f"{shown}:{line}: entry {key}: {note}" for note in entry_notes(values)]
     return Source(path=shown, format="bibtex", sha256=digest, entries=entries, is_listing=True,
                   notes=notes)
@@ -234,10 +234,10 @@ def _inherited(fields: list[tuple[str, list[str]]], by_key: dict[str, list[tuple
 
 
 def _fields(fields: list[tuple[str, list[str]]], read: set[str], parser: _Parser, line: int,
-            key: str, skipped: list[str]) -> dict[str, str]:
+            key: str, problems: list[SourceError]) -> dict[str, str]:
     """The fields we read, flattened (macros and `#` already resolved), within their limits;
-    a field given twice is read once, as BibTeX does (the first). A field over its limit skips
-    the entry (in `skipped`), not the file: the other entries of a bibliography are fine."""
+    a field given twice is read once, as BibTeX does (the first). A field over its limit is not
+    read and refuses the entry (in `problems`), not the file: the other entries are fine."""
     out: dict[str, str] = {}
     for name, parts in fields:
         low = name.lower()
@@ -246,43 +246,45 @@ def _fields(fields: list[tuple[str, list[str]]], read: set[str], parser: _Parser
         limit = LIMITS.get(low, OTHER_LIMIT)
         size = sum(map(len, parts))
         if size > limit:
-            skipped.append(str(SourceError(parser.filename, f"is {size:,} characters long; a paper's "
-                                                            f"{low} is read up to {limit:,}", line=line,
-                                           entry=key, field=low)))
-            return out
+            problems.append(SourceError(parser.filename, f"is {size:,} characters long; a paper's {low} "
+                                                         f"is read up to {limit:,}", line=line, entry=key,
+                                        field=low))
+            continue
         out[low] = squash(parser.build(parts, line, f"entry {key}: field '{low}'"))
     return out
 
 
 def _entry(values: dict[str, str], position: int, key: str, line: int, shown: str,
-           skipped: list[str]) -> RawEntry | None:
+           problems: list[SourceError]) -> RawEntry | None:
+    """The entry, with the first of its problems (`problems`, which the checks here add to):
+    one that check's rules refuse is left out of an import, its file read on (code review F10)."""
     def text(name: str, limit: int) -> str:
         value = bib_text(values.get(name, ""))
         if has_control(value):
-            raise SourceError(shown, "contains a control character", line=line, entry=key, field=name)
-        if len(value) > limit:
-            skipped.append(str(SourceError(shown, f"is {len(value):,} characters long once typeset; "
-                                                  f"at most {limit:,} are allowed", line=line, entry=key,
-                                           field=name)))
+            problems.append(SourceError(shown, "contains a control character", line=line, entry=key,
+                                        field=name))
+        elif len(value) > limit:
+            problems.append(SourceError(shown, f"is {len(value):,} characters long once typeset; at most "
+                                               f"{limit:,} are allowed", line=line, entry=key, field=name))
         return value
 
     title = text("title", MAX_TITLE)
-    if not title:
+    if not title and not problems:
         return None
     abstract = text("abstract", MAX_ABSTRACT)
-    authors, et_al = _authors(values.get("author", ""), shown, line, key, skipped)
-    if skipped:
-        return None
+    authors, et_al = _authors(values.get("author", ""), shown, line, key, problems)
     return RawEntry(title=title, abstract=abstract, position=position, arxiv=arxiv_id(values),
                     authors=authors, et_al=et_al, date=entry_date(values), links=entry_links(values), key=key,
-                    line=line)
+                    line=line, problem=problems[0] if problems else None)
 
 
 _OTHERS = ("others", "et al.", "et al", "et. al.")
 
 
-def _authors(value: str, shown: str, line: int, key: str, skipped: list[str]) -> tuple[list[str], bool]:
-    """The names, and whether the list ends in `and others` (the rest not named)."""
+def _authors(value: str, shown: str, line: int, key: str, problems: list[SourceError]
+             ) -> tuple[list[str], bool]:
+    """The names, and whether the list ends in `and others` (the rest not named); a name that is
+    malformed or shows what no name may adds its problem and ends the reading."""
     out = []
     et_al = False
     for name in split_name_list(value) if value else []:
@@ -292,20 +294,25 @@ def _authors(value: str, shown: str, line: int, key: str, skipped: list[str]) ->
         try:
             person = Person(name)
         except PybtexError as exc:
-            raise SourceError(shown, f"{name!r}: {exc}", line=line, entry=key, field="author") from None
+            problems.append(SourceError(shown, f"{shorten(name)}: {exc}", line=line, entry=key,
+                                        field="author"))
+            break
         parts = [*person.first_names, *person.middle_names, *person.prelast_names, *person.last_names,
                  *person.lineage_names]
         shown_name = bib_text(" ".join(parts))
         problem = bad_character(shown_name)
         if problem:
-            raise SourceError(shown, f"{shorten(name)} {problem}", line=line, entry=key, field="author")
+            problems.append(SourceError(shown, f"{shorten(name)} {problem}", line=line, entry=key,
+                                        field="author"))
+            break
         if len(shown_name) > MAX_NAME:
-            skipped.append(str(SourceError(shown, f"a name of {len(shown_name):,} characters; at most "
-                                                  f"{MAX_NAME:,} are allowed", line=line, entry=key,
-                                           field="author")))
+            problems.append(SourceError(shown, f"a name of {len(shown_name):,} characters; at most "
+                                               f"{MAX_NAME:,} are allowed", line=line, entry=key,
+                                        field="author"))
+            break
         if shown_name:
             out.append(shown_name)
     if len(out) > MAX_AUTHORS:
-        skipped.append(str(SourceError(shown, f"names {len(out):,} authors; at most {MAX_AUTHORS:,} are "
-                                              f"allowed", line=line, entry=key, field="author")))
+        problems.append(SourceError(shown, f"names {len(out):,} authors; at most {MAX_AUTHORS:,} are "
+                                           f"allowed", line=line, entry=key, field="author"))
     return out, et_al and bool(out)

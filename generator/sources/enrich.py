@@ -43,6 +43,8 @@ class Report:
     unasked: int = 0  # papers no source could be asked about (unreachable, or not in the cache)
     rejected: set[str] = field(default_factory=set)  # records of papers a curator rejected: skipped
     rejected_file: str = "corpus/rejected.yaml"  # as a command given here names it
+    title_only: set[str] = field(default_factory=set)  # papers for review that --confirm may write
+    confirmed: set[str] = field(default_factory=set)  # papers --confirm wrote
 
     def summary(self) -> str:
         total = len({s for slugs in self.enriched.values() for s in slugs})
@@ -59,6 +61,14 @@ class Report:
         lines += [f"note: {n}" for n in self.notes]
         lines += [f"unreachable: {u}" for u in self.unreachable]
         lines += [f"review: {r}" for r in self.review]
+        if self.confirmed:
+            lines.append(f"confirmed by a person (--confirm), matched by the title alone: "
+                         f"{len(self.confirmed)} paper{'s' * (len(self.confirmed) != 1)}")
+        if self.title_only:
+            n = len(self.title_only)
+            lines.append(f"confirm: {n} of the papers for review match{'es' * (n == 1)} by the title alone "
+                         f"and nothing disagrees; once you have checked {'them' if n > 1 else 'it'}, run "
+                         f"this again with --confirm all, or --confirm SLUG... for those you checked")
         lines.append(f"files written: {len(self.written)}")
         return "\n".join(lines)
 
@@ -77,9 +87,9 @@ class Report:
 def file_records(path: Path, today: str, notes: list[str]) -> list[Record]:
     """Every paper of a daily-papers JSON file, a BibTeX bibliography or any file `survey import`
     reads (a BibTeX entry without an abstract gives its metadata all the same); what the reader
-    left out or read differently goes to `notes`."""
-    source = read_source(path)
-    notes += source.notes
+    left out (an entry check's rules refuse) or read differently goes to `notes`."""
+    source = read_source(path, strict=False)
+    notes += source.notes + [f"{r.problem}; entry skipped" for r in source.refused]
     label = "HF daily papers JSON" if source.format == "hf-json" else FORMATS[source.format]
     name = f"{label} {path.name}"
     return [_from_entry(e, name, today) for e in source.entries]
@@ -96,7 +106,11 @@ def _from_entry(e: RawEntry, name: str, today: str) -> Record:
 
 
 class Enricher:
-    def __init__(self, corpus: Corpus, web: Web | None, sources: Iterable[str]) -> None:
+    def __init__(self, corpus: Corpus, web: Web | None, sources: Iterable[str],
+                 confirm: Iterable[str] = ()) -> None:
+        """confirm: the papers (slugs, or "all") whose match by the title alone a person has
+        checked in a run before, which this one writes."""
+        self.confirm = set(confirm)
         self.corpus = corpus
         self.papers = dict(corpus.papers)
         self.changed: dict[str, Paper] = {}
@@ -131,9 +145,15 @@ class Enricher:
             self.report.rejected.add(record.shown())  # it would make this paper a rejected one
             return False
         kind, how = verdict
-        if kind == "review":
+        if kind == "title-only" and ("all" in self.confirm or paper.slug in self.confirm):
+            kind = "accept"
+            self.report.confirmed.add(paper.slug)
+        if kind != "accept":
             if (paper.slug, record.ref) not in self._reviewed:
                 self._reviewed.add((paper.slug, record.ref))
+                if kind == "title-only":  # the command that writes it, on its own line
+                    how += f"; once checked, --confirm {paper.slug} writes it"
+                    self.report.title_only.add(paper.slug)
                 self.report.review.append(f"{paper.file}: may be {record.shown()}: {how}")
             return False
         current = self.papers[paper.slug]
@@ -217,6 +237,16 @@ class Enricher:
         self.report.unasked = len(unasked)
         self.report.not_found = [p.slug for p in papers if p.slug not in enriched
                                  and p.file not in reviewed and p.slug not in unasked]
+
+    def unconfirmed(self) -> str | None:
+        """Why a slug --confirm names was not written, when one was not: the person confirmed a
+        match this run did not find (another file, a paper already filled, a typo)."""
+        missing = sorted(self.confirm - self.report.confirmed - {"all"})
+        if not missing:
+            return None
+        return (f"--confirm {missing[0]}: no record of this run matches this paper by its title alone "
+                f"(see the review: lines); nothing written" + (f" ({len(missing) - 1} more such slugs)"
+                                                               if len(missing) > 1 else ""))
 
     def nothing_reachable(self) -> str | None:
         """Why no source could be asked about any paper, when that is so: the run did not do

@@ -97,14 +97,19 @@ def hf_item_entry(item: Any, position: int, path: str) -> RawEntry:
     for name, value in (("title", title), ("summary", summary)):
         if not isinstance(value, str) or not value.strip():
             raise SourceError(path, "is missing or not text", entry=label, field=f"paper.{name}")
+    # An item that is a paper but has a field no paper may have is left out as check would
+    # refuse it (`problem`); one that is no paper (above) refuses the file: it is not this format.
+    problem = None
     arxiv = paper.get("id")
     if arxiv is not None and not isinstance(arxiv, str):
-        raise SourceError(path, "must be text", entry=label, field="paper.id")
+        problem, arxiv = SourceError(path, "must be text", entry=label, field="paper.id"), None
     authors = []
     for j, author in enumerate(paper.get("authors") or []):
         author_name = author.get("name") if isinstance(author, dict) else None
         if not isinstance(author_name, str):
-            raise SourceError(path, "must have a name", entry=label, field=f"paper.authors[{j}]")
+            problem = problem or SourceError(path, "must have a name", entry=label,
+                                             field=f"paper.authors[{j}]")
+            break
         if squash(author_name) and not (isinstance(author, dict) and author.get("hidden") is True):
             authors.append(squash(author_name))
     links = {}
@@ -115,7 +120,7 @@ def hf_item_entry(item: Any, position: int, path: str) -> RawEntry:
     return RawEntry(
         title=squash(str(title)), abstract=squash(str(summary)), position=position,
         arxiv=strip_version(arxiv) if arxiv else None, authors=authors,
-        date=iso_date(paper.get("publishedAt") or item.get("publishedAt")), links=links,
+        date=iso_date(paper.get("publishedAt") or item.get("publishedAt")), links=links, problem=problem,
     )
 
 

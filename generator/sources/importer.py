@@ -87,11 +87,12 @@ class Importer:
         """Built when the first entry is placed: a file imported before costs no index."""
         return Index.of(self.corpus.papers, self.corpus.listings)
 
-    def read_all(self, paths: Sequence[Path], progress: Callable[[int, int], None] | None = None
-                 ) -> list[Source]:
+    def read_all(self, paths: Sequence[Path], progress: Callable[[int, int], None] | None = None,
+                 strict: bool = False) -> list[Source]:
+        """strict: an entry check's rules refuse refuses its file (else it is left out, reported)."""
         sources = []
         for i, path in enumerate(paths, 1):
-            sources.append(read_source(path))
+            sources.append(read_source(path, strict=strict))
             if progress:
                 progress(i, len(paths))
         return sources
@@ -108,8 +109,10 @@ class Importer:
         listings: list[tuple[Listing, Source]] = []
         gated: list[tuple[Source, set[int]]] = []
         for source in sources:
-            self.report.read += len(source.entries)
+            self.report.read += len(source.entries) + len(source.refused)
             self.report.notes += source.notes
+            if source.sha256 not in known:  # one imported before was reported then
+                self.report.refused += [LeftOut.refused(r, source.path) for r in source.refused]
             if source.sha256 in known:
                 taken = [raw for raw in source.entries if _key(raw) in self.take]
                 if taken:  # entries taken in from a feed imported before: add them to its listing

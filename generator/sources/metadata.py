@@ -7,7 +7,8 @@ A record is the paper only when
   entry), the years (a year apart at most), the authors (a name in common) and the arXiv ids
   must not disagree where both give them, and one must agree: a record that matches by its
   title and nothing else (the paper has neither authors nor a date) is for a person, since any
-  `.bib` entry can carry a paper's title with another's id, authors and link; or
+  `.bib` entry can carry a paper's title with another's id, authors and link ("title-only": a
+  person who has checked it confirms it with `survey enrich --confirm`); or
 - its title is close and the abstracts say it is the same work.
 Anything less certain is for a person. Only empty fields are filled; a field named in `curated`
 is never touched; each fill is recorded under `enriched` with its source and the day it was read.
@@ -88,7 +89,8 @@ def _compared(paper: Paper, record: Record) -> tuple[str | None, bool]:
 
 
 def judge(paper: Paper, record: Record) -> tuple[str, str] | None:
-    """("accept", how), ("review", why), or None when the record is plainly another paper."""
+    """("accept", how), ("review", why), ("title-only", why): for review, but nothing disagrees,
+    so a person may confirm it; or None when the record is plainly another paper."""
     key = match_key(record.title)
     if not key:
         return None
@@ -103,8 +105,8 @@ def judge(paper: Paper, record: Record) -> tuple[str, str] | None:
             if other:
                 return "review", f"same title, but {other}"
             if not agreed:
-                return "review", ("same title, and nothing else to compare (the paper has no authors "
-                                  "or date, the record no abstract)")
+                return "title-only", ("same title, and nothing else to compare (the paper has no "
+                                      "authors or date, the record no abstract)")
         return "accept", "same title"
     alike = max(difflib.SequenceMatcher(None, key, t).ratio() for t in titles)
     if alike >= CLOSE_TITLE:

@@ -25,7 +25,7 @@ from ..core.errors import CorpusError, SourceError, each_problem
 from ..core.text import bad_character, has_markup, shorten, squash
 from ..corpus.fields import URL_RE, strip_version
 from ..corpus.model import MAX_DESCRIPTION, MAX_URL, Paper
-from .entries import RawEntry, Source
+from .entries import RawEntry, Refused, Source
 from .hf_json import hf_item_entry, iso_date, read_hf_json
 from .intake import DENSITY, check_density, read_bytes, unpacked
 
@@ -51,10 +51,10 @@ _MONTH_DAY = re.compile(
 ATOM = "{http://www.w3.org/2005/Atom}"
 
 
-def read_source(path: Path, shown: str | None = None) -> Source:
+def read_source(path: Path, shown: str | None = None, strict: bool = True) -> Source:
     shown = shown or str(path)
     with _enough_memory(shown):  # the bytes held by parse_source alone, which drops them once read
-        return parse_source(read_bytes(path, shown), shown)
+        return parse_source(read_bytes(path, shown), shown, strict)
 
 
 @contextlib.contextmanager
@@ -68,8 +68,15 @@ def _enough_memory(shown: str) -> Iterator[None]:
                                  "its size); split it, or allow the process more") from None
 
 
-def parse_source(data: bytes, shown: str) -> Source:
-    """A source from its bytes (gzip-compressed or not); `shown` names it in messages."""
+def parse_source(data: bytes, shown: str, strict: bool = True) -> Source:
+    """A source from its bytes (gzip-compressed or not); `shown` names it in messages.
+
+    An entry that `survey check` would refuse is refused as it is read. strict: the whole file
+    with it, in one line; otherwise (a feed of thousands that one bad entry should not stop) the
+    entry is left out, in `source.refused`, and the others are read. A file whose every entry is
+    refused, and HF listing text, are refused whole either way: a hand-written listing's
+    entries are told apart by their order alone (a title, then its abstract), so one that reads
+    wrong may have shifted the pairs after it; it is the writer's to mend, and short."""
     data = unpacked(data, shown)
     if not data or data.isspace():
         raise SourceError(shown, "the file is empty")
@@ -104,10 +111,33 @@ def parse_source(data: bytes, shown: str) -> Source:
         more = len(source.notes) - 1
         why += f" (and {more:,} more)" if more > 0 else ""
         raise SourceError(shown, f"no papers found in this {FORMATS[fmt]}{why}")
+    kept = []
     for entry in source.entries:
-        # A bibliography's entries seldom have an abstract: they merge, or give enrich metadata.
-        check_entry(entry, shown, abstract=fmt != "bibtex")
+        problem = entry.problem
+        if problem is None:
+            try:  # a bibliography's entries seldom have an abstract: they merge, or give enrich metadata
+                check_entry(entry, shown, abstract=fmt != "bibtex")
+            except SourceError as exc:
+                problem = exc
+        if problem is None:
+            kept.append(entry)
+        else:
+            source.refused.append(Refused.of(entry, problem))
+    if source.refused and (strict or fmt == "hf-text" or not kept):
+        raise _first(source.refused)
+    source.entries = kept
     return source
+
+
+def _first(refused: list[Refused]) -> SourceError:
+    """The first entry refused, counting the others."""
+    first = refused[0].problem
+    more = len(refused) - 1
+    if not more:
+        return first
+    return SourceError(first.path, f"{first.message} (and {more:,} more entr{'ies' if more > 1 else 'y'} "
+                                   f"refused)", entry=first.entry, field=first.field, line=first.line,
+                       column=first.column)
 
 
 _JSON_START = re.compile(rb"\s*[\[{]")
@@ -247,14 +277,13 @@ def _atom(text: str, path: str, digest: str) -> Source:
                                     f"{squash(node.findtext(f'{ATOM}summary') or title)}")
         match = re.search(r"arxiv\.org/abs/(.+?)$", raw_id)
         label = f"#{position} {shorten(title[:60])}"
-        if not match:
-            raise SourceError(path, f"{shorten(raw_id)} is not an arXiv abstract URL", entry=label,
-                              field="id")
+        problem = None if match else SourceError(path, f"{shorten(raw_id)} is not an arXiv abstract URL",
+                                                 entry=label, field="id")
         entries.append(RawEntry(
             title=title,
             abstract=squash(node.findtext(f"{ATOM}summary") or ""),
             position=position,
-            arxiv=strip_version(match.group(1)),
+            arxiv=strip_version(match.group(1)) if match else None, problem=problem,
             authors=[squash(a.findtext(f"{ATOM}name") or "") for a in node.findall(f"{ATOM}author")],
             date=iso_date(node.findtext(f"{ATOM}published")),
         ))

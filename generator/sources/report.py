@@ -59,6 +59,7 @@ class Report:
     # entries a curator rejected before, skipped: (entry, the rejected entry's slug, what matched)
     rejected: list[tuple[str, str, str]] = field(default_factory=list)
     rejected_file: str = "corpus/rejected.yaml"  # as a command given here names it
+    refused: list[LeftOut] = field(default_factory=list)  # entries check's rules refuse: left out
     back: list[str] = field(default_factory=list)  # rejected papers brought back (--take --force)
     taken: list[tuple[str, str]] = field(default_factory=list)  # (slug, file) of the papers --take added
     no_abstract: list[str] = field(default_factory=list)  # entries not imported: no abstract
@@ -80,6 +81,12 @@ class Report:
                 " (not written: --dry-run)")
             lines.append(f"left out by --on-topic, no topic likely: {_n(len(self.left_out), 'paper')}"
                          + where)
+        if self.refused:
+            where = f": {left_out_file}" if left_out_file else " (not written: --dry-run)"
+            lines.append(f"left out, as `survey check` would refuse them: "
+                         f"{_n(len(self.refused), 'entry', 'entries')}{where}")
+            lines += first_few([f"left out: {item.why}" for item in self.refused],
+                               lambda left: f"left out: and {left:,} more entries")
         if self.rejected:
             lines += _rejected_lines(self.rejected, self.rejected_file)
         lines += [f"brought back from the rejected papers: {s}" for s in self.back]

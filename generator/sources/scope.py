@@ -22,7 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.tex import tex_text
+from ..core.text import printable
 from ..corpus.export import csv_cell  # a formula-like cell quoted, as in the exports
+from .entries import Refused
 
 GATED_FORMATS = frozenset({"hf-json", "arxiv-atom"})  # feeds; listings and bibliographies import whole
 
@@ -36,6 +38,11 @@ class LeftOut:
     source: str  # the file it was read from
     words: tuple[str, ...] = ()  # what raised its best topic most: the words a person judges by
     first: str = ""  # the abstract's first sentence
+    why: str = ""  # the rule of `survey check` the entry breaks (a Refused's line); "": no topic likely
+
+    @classmethod
+    def refused(cls, refused: Refused, source: str) -> LeftOut:
+        return cls(refused.key, refused.title, "", 0.0, source, first=refused.first, why=str(refused.problem))
 
 
 def report_path(sources: list[str]) -> Path:
@@ -45,14 +52,21 @@ def report_path(sources: list[str]) -> Path:
 
 
 def report_csv(left_out: list[LeftOut], corpus: str, name: str | None = None) -> str:
-    """Most likely first, so the near misses a curator may want are at the top. Each row's
-    command is the import that took the feed, with --take: the same corpus (--corpus) and
-    listing name (--name), so that run as written it takes the paper into this corpus."""
+    """The entries refused by check's rules first, in their files' order (few, and each a source
+    to mend), then the gate's, most likely first, so the near misses a curator may want are at
+    the top. Each of these has the command that takes it in: the import that took the feed, with
+    --take, the same corpus (--corpus) and listing name (--name), so that run as written it
+    takes the paper into this corpus."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["id", "title", "best topic", "confidence", "words that scored", "first sentence",
-                     "take it in with"])
-    for item in sorted(left_out, key=lambda i: (-i.confidence, i.key)):
+                     "left out because", "take it in with"])
+    gated = sorted((i for i in left_out if not i.why), key=lambda i: (-i.confidence, i.key))
+    for item in [*(i for i in left_out if i.why), *gated]:
+        if item.why:  # what check refuses is shown escaped (a bidi override, a zero-width space)
+            writer.writerow([csv_cell(printable(item.key)), csv_cell(printable(item.title)), "", "", "",
+                             csv_cell(printable(item.first)), csv_cell(printable(item.why)), ""])
+            continue
         take = (f"survey import {shlex.quote(item.source)} --on-topic --take {shlex.quote(item.key)} "
                 f"--corpus {shlex.quote(corpus)}" + (f" --name {shlex.quote(name)}" if name else ""))
         # Three decimals, cut rather than rounded: at two, a paper at 0.078 read 0.08, the gate it
@@ -61,7 +75,8 @@ def report_csv(left_out: list[LeftOut], corpus: str, name: str | None = None) ->
         # The title and sentence as the paper's page would show them (`2.5$\times$` reads 2.5×):
         # a curator judges hundreds of rows by them.
         writer.writerow([csv_cell(item.key), csv_cell(tex_text(item.title)), item.best_topic, shown,
-                         csv_cell(", ".join(item.words)), csv_cell(tex_text(item.first)), take])
+                         csv_cell(", ".join(item.words)), csv_cell(tex_text(item.first)),
+                         "no topic likely (--on-topic)", take])
     return out.getvalue()
 
 
