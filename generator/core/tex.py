@@ -29,7 +29,7 @@ from __future__ import annotations
 import bisect
 import functools
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .latex import (
     NOTHING,
@@ -45,9 +45,10 @@ from .latex import (
 )
 
 
-@dataclass(frozen=True)
-class Part:
-    """A piece of a text as shown: plain text, or (math=True) TeX math to typeset."""
+class Part(NamedTuple):
+    """A piece of a text as shown: plain text, or (math=True) TeX math to typeset. (A tuple: an
+    abstract of 10,000 characters can hold 3,000 formulas, and a frozen dataclass took as long to
+    make as the rest of reading one.)"""
 
     text: str
     math: bool = False
@@ -98,6 +99,15 @@ def bib_text(text: str) -> str:
 def tex_text(text: str, bibtex: bool = False) -> str:
     """The text as plain text: math that is not plain text read by pylatexenc too
     (`$\\mathcal{O}(n^3)$` is `𝒪(n^3)`). For a terminal, a feed, a page's description."""
+    parts = tex_parts(text, bibtex)
+    if len(parts) == 1 and not parts[0].math:
+        return parts[0].text
+    return _text_cached(text, bibtex)
+
+
+@functools.lru_cache(maxsize=4096)
+def _text_cached(text: str, bibtex: bool) -> str:
+    # A site reads an abstract as text for its page's description and for each feed it is in.
     return "".join(p.text if not p.math else math_text(p.text) for p in tex_parts(text, bibtex))
 
 
@@ -105,26 +115,28 @@ class _Reader:
     def __init__(self, text: str, bibtex: bool) -> None:
         self.text = text
         self.bibtex = bibtex
-        self.out: list[Part] = []
+        self.out: list[str | Part] = []  # text as str (joined once at the end), math as Part
         self.close = _braces(text)
         self.dollars = [m.start() for m in re.finditer(r"(?<!\\)\$", text)]
         self.interesting = _INTERESTING_BIB if bibtex else _INTERESTING_TEXT
 
     def joined(self) -> list[Part]:
         out: list[Part] = []
-        for part in self.out:
-            if not part.text:
+        run: list[str] = []
+        for piece in [*self.out, None]:
+            if isinstance(piece, str):
+                run.append(piece)
                 continue
-            if out and not part.math and not out[-1].math:
-                out[-1] = Part(out[-1].text + part.text)
-            else:
-                out.append(part)
-        if self.bibtex:
-            out = [Part(" ".join(p.text.split())) if not p.math else p for p in out]
+            text = "".join(run)
+            if text:
+                out.append(Part(" ".join(text.split()) if self.bibtex else text))
+            run = []
+            if piece is not None and piece.text:
+                out.append(piece)
         return out
 
     def emit(self, text: str) -> None:
-        self.out.append(Part(text))
+        self.out.append(text)
 
     def read(self, start: int, end: int, depth: int) -> None:
         text = self.text
@@ -212,10 +224,9 @@ class _Reader:
             # `$\{$`: a brace written as math, as Google Scholar's BibTeX does
             self.emit(source[1] if source in ("\\{", "\\}") else written)
             return
-        plain = math_plain(source)
-        if _LINK_ONLY.fullmatch(source):  # `$\href{URL}{URL}$`: a link written inside math
-            self.out.extend(tex_parts(source.strip()))
-        elif plain is not None:
+        if "\\" in source and _LINK_ONLY.fullmatch(source):  # `$\href{URL}{URL}$`: a link in math
+            self.out.extend(p.text if not p.math else p for p in tex_parts(source.strip()))
+        elif (plain := math_plain(source)) is not None:
             self.emit(plain)
         elif source.strip():
             self.out.append(Part(source.strip(), math=True, display=display))
