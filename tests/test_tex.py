@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gzip
 import html.parser
+import json
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
@@ -34,13 +35,20 @@ from generator.site.mathml import mathml, tex_markup
     (r"we propose \method, and \method{} wins; \prot\ runs", "we propose method, and method wins; prot runs"),
     # what else the real feed and the seeds hold
     (r"T\"ulu and M\'elange, na\"{\i}vely; the model\'s cost", "Tülu and Mélange, naïvely; the model's cost"),
-    (r"$1.2$--$10\times$ and $2.55 \times$", "1.2--10× and 2.55 ×"),
+    (r"$1.2$--$10\times$ and $2.55 \times$", "1.2–10× and 2.55 ×"),
     (r"impact$\unicode{x2014}$especially", "impact—especially"),
     (r"\textbf{hardware (HSPI)} and \emph{fast} and \underline{E}dge", "hardware (HSPI) and fast and Edge"),
     (r"heuristics~\cite{IterativeGreedy22} that", "heuristics [IterativeGreedy22] that"),
     (r"at $\href{https://github.com/U/O}{https://github.com/U/O}$.", "at https://github.com/U/O."),
     (r"on \href{https://github.com/A/B}{Github}.", "on Github (https://github.com/A/B)."),
     (r"costs \$250M", "costs $250M"), (r"Code: \url{https://example.org/x}.", "Code: https://example.org/x."),
+    # what was left as typed (issue 43, item 5): `--` read as TeX sets it, where a reader expects a
+    # dash; a backslash before a number is the author's `\$` without its `$` (or a list's `3)`)
+    (r"2.3--46.2x; 10--15%; hardware--software; Third---and; systems -- such as; MELD --show; 1.7×-- 4.7×",
+     "2.3–46.2x; 10–15%; hardware–software; Third—and; systems – such as; MELD –show; 1.7×– 4.7×"),
+    (r"costs over \250 million, \1.49M and \0.1; \3) Training; \~8B models",
+     "costs over $250 million, $1.49M and $0.1; 3) Training; ~8B models"),
+    (r"\texttt{--fast} and \texttt{a--b}", "--fast and a--b"),
 ])
 def test_simple_tex_reads_as_text(tex: str, shown: str) -> None:
     assert tex_parts(tex) == (Part(shown),)
@@ -49,8 +57,11 @@ def test_simple_tex_reads_as_text(tex: str, shown: str) -> None:
 
 @pytest.mark.parametrize("text", [
     "<kernel> + <programming model>", "S* and C# for a|b", "costs $5 and $10", "a lone $5", "$",
-    "$42 training cost", "{{ 7*7 }} and {% raw %}", "10^4 L_{2} x_1", "50% of 100%, ~3 GPUs -- or --- more",
-    "a `quote` and ''two''", "\\250 million", "US$ 5 and 5 $", "\\", "{", "}", "a {b} c",
+    "$42 training cost", "{{ 7*7 }} and {% raw %}", "10^4 L_{2} x_1", "50% of 100%, ~3 GPUs - or more",
+    "a `quote` and ''two''", "US$ 5 and 5 $", "\\", "{", "}", "a {b} c",
+    # `--` that is no dash: an option, an arrow, a rule, in a link, a path or code
+    "--fast-math, --lr=0.1, --use_fast; a --> b <-- c; ----; --; x--", "https://x.org/a--b and a/b--c",
+    "run `a --b--c` here",
 ])
 def test_text_that_is_not_tex_shows_as_written(text: str) -> None:
     assert tex_parts(text) == (Part(text),)
@@ -202,9 +213,10 @@ def test_chromium_typesets_the_math_with_no_script_and_no_other_host(math_base: 
 
 @pytest.mark.real
 def test_the_real_arxiv_feed_shows_no_raw_tex() -> None:
-    """Of the feed's 1,203 abstracts and titles, 242 hold TeX as written; shown, none does: what
-    is left of `$` and `\\` is a price or a `$` that opens no math (`$ O(log(n))$`, a space after
-    it, as Pandoc reads it)."""
+    """Of the feed's 1,203 abstracts and titles, 242 hold TeX as written; shown, none does: no
+    command, no escaped sign, no `--` where a dash belongs. What is left of `$` (a price is
+    `$2.5`) opens no math as Pandoc reads it (`$ O(log(n))$`: a space after it) or is a sign
+    (`(in $)`). The daily papers' 9,109 hold no such leftover at all (`\\250 million` was one)."""
     feed = real_papers().parent / "arxiv-mlsys-2024-12-to-2025-12.atom.xml.gz"
     root = ET.fromstring(gzip.decompress(feed.read_bytes()))
     atom = "{http://www.w3.org/2005/Atom}"
@@ -212,15 +224,20 @@ def test_the_real_arxiv_feed_shows_no_raw_tex() -> None:
              for e in root.iter(f"{atom}entry") for name in ("title", "summary")]
     raw = re.compile(r"\\[A-Za-z]+|\\[%&#_{}$]|\$[^$\s][^$]*\$")
     assert sum(bool(raw.search(t)) for t in texts) > 240
-    left = []
-    for text in texts:
-        parts = tex_parts(text)
-        shown = "".join(p.text for p in parts if not p.math)
-        left += [shown[max(0, m.start() - 20):m.end() + 20] for m in re.finditer(r"\\[A-Za-z%]|\$\S", shown)]
-        for part in parts:
-            assert not part.math or mathml(part.text, part.display), part
-    assert left == ["st savings of up to $2.5 million, while ma",
-                    "Specifically, only ~$1.3B is required to i",
-                    "pancy is $ O(log(n))$. For the discrepancy",
-                    "it (LEO) may reach ≲$200/kg by the mid-203",
-                    "nd upgrade cost (in $) and cost depreciati"], left
+    leftover = re.compile(r"\\[A-Za-z%&#_{}$~\d]|(?<![-<!])--(?![->])|\$(?![\d\s])")
+
+    def left(texts: list[str]) -> list[str]:
+        out = []
+        for text in texts:
+            parts = tex_parts(text)
+            shown = "".join(p.text for p in parts if not p.math)
+            out += [shown[max(0, m.start() - 20):m.end() + 20] for m in leftover.finditer(shown)]
+            for part in parts:
+                assert not part.math or mathml(part.text, part.display), part
+        return out
+
+    assert left(texts) == ["pancy is $ O(log(n))$. For the discrepanc",
+                           "nd upgrade cost (in $) and cost depreciat"]
+    items = json.loads(gzip.decompress(real_papers().read_bytes()))
+    daily = [" ".join((i["paper"].get(name) or "").split()) for i in items for name in ("title", "summary")]
+    assert [t for t in left(daily) if "$" not in t] == []

@@ -1,4 +1,4 @@
-"""pylatexenc's tables of LaTeX macros, for core/tex.py, and math read as plain text.
+"""pylatexenc's tables of LaTeX macros, for core/tex.py, math read as plain text, and TeX's dashes.
 
 pylatexenc (a maintained LaTeX parser and LaTeX-to-Unicode converter) knows hundreds of
 macros: symbols, accents, Greek letters, text styles and their arguments. It is asked about one
@@ -33,6 +33,30 @@ NOTHING = frozenset({
 SCRIPTS = {"^": dict(zip("0123456789+-=()", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾", strict=True)),
             "_": dict(zip("0123456789+-=()", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎", strict=True))}
 _SCRIPT_WORDS = {"circ": "°", "prime": "′", "dagger": "†", "ast": "*", "star": "*"}
+
+# `--` and `---` outside BibTeX: a dash where TeX would set one and a reader expects one (a range,
+# `2.3--46.2x`; words, `hardware--software`; a pause, `systems -- such as`, `MELD --show`), not
+# before a word that is no plain word (`--fast-math`, `--lr=0.1`), nor in an arrow or a longer rule
+# (`-->`, `----`), a link or path (any word with a `/`), code in backquotes or `\texttt`. (The
+# real feeds' 1,400 `--` hold no flag; each " --word" in them is a dash.)
+_DASH = re.compile(r"`[^`\n]*`|(?<!\S)[^\s/]*/\S*|(?<![-<!])-{2,3}(?![->])")
+_WORD_AFTER = re.compile(r"[A-Za-z]+(?![\w=./-])")
+
+
+def dashes(text: str, code: list[tuple[int, int]], math_before: bool, math_after: bool) -> str:
+    """A text's `--` and `---` as en and em dashes: `code` (start, end) is kept as typed
+    (`\\texttt`), and math just before or after the text reads as a word beside it."""
+    def dash(m: re.Match[str]) -> str:
+        found, start, stop = m.group(), m.start(), m.end()
+        if found[0] != "-" or any(a <= start < b for a, b in code):
+            return found
+        left = text[start - 1] if start else ("x" if math_before else "")
+        right = text[stop] if stop < len(text) else ("x" if math_after else "")
+        if not left or not right or (left.isspace() and not right.isspace()
+                                     and not _WORD_AFTER.match(text, stop)):
+            return found
+        return "–" if len(found) == 2 else "—"
+    return _DASH.sub(dash, text)
 
 
 @functools.lru_cache(maxsize=1024)

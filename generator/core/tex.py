@@ -19,6 +19,10 @@ What is TeX and what is text (every other character stays exactly as written):
   to write as MathML.
 - `{` and `}` are TeX's braces only around TeX (`{\\delta}`, `\\emph{x}`): `{{ }}` is text.
   In a BibTeX field every brace is TeX's, and so are `--`, `---`, `~` and the quote ligatures.
+- `--` and `---` are dashes where TeX sets one and a reader expects one (`2.3--46.2x`, `a -- b`,
+  `hardware--software`), not in `--flag`, `-->`, a link, a path or code (`_dashes`).
+- A backslash before a number is a dollar the feed lost (`\\250 million`, the author's
+  `\\$250`), or nothing before a list's `3)`; before a tilde (`\\~8B`), nothing.
 
 Hostile input costs no more than plain text: braces are matched once, in one pass, and nesting
 deeper than `_DEPTH` is read as text.
@@ -37,6 +41,7 @@ from .latex import (
     WORDS,
     accented,
     code_point,
+    dashes,
     macro_text,
     math_plain,
     math_text,
@@ -71,6 +76,7 @@ _INTERESTING_TEXT = re.compile(r"[\\${}]|~(?=\\[A-Za-z])")  # a tie before a com
 _INTERESTING_BIB = re.compile(r"https?://|[\\${}~`'\-]")
 _LINK_ONLY = re.compile(r"\s*\\(?:href|url)\{[^{}]*\}(?:\{[^{}]*\})?\s*")
 _URL = re.compile(r"https?://[^\s{}]+")  # in BibTeX, no dash or tie of a URL is read
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 
 def tex_parts(text: str, bibtex: bool = False) -> tuple[Part, ...]:
@@ -78,7 +84,7 @@ def tex_parts(text: str, bibtex: bool = False) -> tuple[Part, ...]:
 
     bibtex=True reads a BibTeX field: every brace, `--`, `~` and quote ligature is TeX; math and
     the authors' own macros are kept as written (the corpus keeps them; a page reads them)."""
-    if not (_INTERESTING_BIB.search(text) if bibtex else ("\\" in text or "$" in text)):
+    if not (_INTERESTING_BIB.search(text) if bibtex else ("\\" in text or "$" in text or "--" in text)):
         return (Part(" ".join(text.split()) if bibtex else text),) if text else ()
     return _parts_cached(text, bibtex)
 
@@ -116,6 +122,7 @@ class _Reader:
         self.text = text
         self.bibtex = bibtex
         self.out: list[str | Part] = []  # text as str (joined once at the end), math as Part
+        self.code: set[int] = set()  # the pieces of out that are code (`\texttt`): no dashes read
         self.close = _braces(text)
         self.dollars = [m.start() for m in re.finditer(r"(?<!\\)\$", text)]
         self.interesting = _INTERESTING_BIB if bibtex else _INTERESTING_TEXT
@@ -123,14 +130,23 @@ class _Reader:
     def joined(self) -> list[Part]:
         out: list[Part] = []
         run: list[str] = []
-        for piece in [*self.out, None]:
+        code: list[tuple[int, int]] = []  # where in the run its code is
+        at = 0
+        for k, piece in enumerate([*self.out, None]):
             if isinstance(piece, str):
+                if k in self.code:
+                    code.append((at, at + len(piece)))
                 run.append(piece)
+                at += len(piece)
                 continue
             text = "".join(run)
+            if text and self.bibtex:
+                text = " ".join(text.split())
+            elif "--" in text:
+                text = dashes(text, code, bool(out), piece is not None)
             if text:
-                out.append(Part(" ".join(text.split()) if self.bibtex else text))
-            run = []
+                out.append(Part(text))
+            run, code, at = [], [], 0
             if piece is not None and piece.text:
                 out.append(piece)
         return out
@@ -258,8 +274,18 @@ class _Reader:
             if nxt in "'\"`":  # an escaped quote: query\'s
                 self.emit(nxt)
                 return i + 2
+        if nxt == "~" and not self.bibtex:  # `\~8B`: a tilde escaped as Markdown escapes it
+            self.emit("~")
+            return i + 2
+        if nxt.isdigit() and not self.bibtex:
+            # `\250 million`, `\1.49M`: a price whose `$` a feed dropped from the author's `\$`
+            # (the same abstract's `\$250M`); `\3) Training` numbers a list: the number as typed.
+            number = _NUMBER.match(text, i + 1, end)
+            assert number is not None
+            self.emit(number.group() if text.startswith(")", number.end()) else "$" + number.group())
+            return number.end()
         word = _WORD.match(text, i, end)
-        if word is None:  # a backslash before anything else (`\250`) is text
+        if word is None:  # a backslash before anything else is text
             self.emit("\\")
             return i + 1
         name, after = word.group(1), word.end()
@@ -270,11 +296,13 @@ class _Reader:
                 return base.end()
         args = self.arguments(after, end)
         if name in _STYLES and args:
-            start, close = args[0]
+            start, close, first = *args[0], len(self.out)
             if depth < _DEPTH:
                 self.read(start + 1, close, depth + 1)
             else:
                 self.emit(text[start + 1:close])
+            if name == "texttt":
+                self.code.update(range(first, len(self.out)))
             return close + 1
         if name in ("url", "href") and args:
             target = text[args[0][0] + 1:args[0][1]]
