@@ -34,6 +34,24 @@ SCRIPTS = {"^": dict(zip("0123456789+-=()", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻�
             "_": dict(zip("0123456789+-=()", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎", strict=True))}
 _SCRIPT_WORDS = {"circ": "°", "prime": "′", "dagger": "†", "ast": "*", "star": "*"}
 
+def brace_pairs(text: str) -> dict[int, int]:
+    """Each `{` that is closed, to its `}` (escaped braces are not braces), in one pass."""
+    stack: list[int] = []
+    pairs: dict[int, int] = {}
+    i, n = 0, len(text)
+    while i < n:
+        char = text[i]
+        if char == "\\":
+            i += 2
+            continue
+        if char == "{":
+            stack.append(i)
+        elif char == "}" and stack:
+            pairs[stack.pop()] = i
+        i += 1
+    return pairs
+
+
 # `--` and `---` outside BibTeX: a dash where TeX would set one and a reader expects one (a range,
 # `2.3--46.2x`; words, `hardware--software`; a pause, `systems -- such as`, `MELD --show`), not
 # before a word that is no plain word (`--fast-math`, `--lr=0.1`), nor in an arrow or a longer rule
@@ -59,23 +77,52 @@ def dashes(text: str, code: list[tuple[int, int]], math_before: bool, math_after
     return _DASH.sub(dash, text)
 
 
+# TeX's lengths: a space (`\\hspace{2em}`, `\\kern-40em`), a rule (`\\rule{1em}{300em}`), a box
+# moved (`\\moveleft{12em}{X}`, `\\raisebox{1ex}{X}`) and a line break's extra space (`\\\\[2em]`).
+# As text they are a space, nothing, the box's content and a space: pylatexenc showed the length
+# ("Overlay 12emREVIEWED" in a page's title, audit T17). The MathML's sizes: site/mathml.py.
+_DIMEN = r"[-+]?\s*(?:\d+\.?\d*|\.\d+)\s*(?:em|ex|mu|pt|px|pc|cm|mm|in|bp|dd|cc|sp)"
+_LENGTH = rf"\s*(?:\{{\s*{_DIMEN}\s*\}}|{_DIMEN})"
+_LENGTHS = re.compile(
+    rf"(?P<space>\\(?:[hv]space\*?|mspace|[hvm]skip|m?kern){_LENGTH}|\\\\\s*\[{_DIMEN}\s*\])"
+    rf"|(?P<rule>\\rule(?:\s*\[{_DIMEN}\s*\])?{_LENGTH}{_LENGTH})"
+    rf"|(?P<move>\\(?:moveleft|moveright|raise|lower){_LENGTH}|\\raisebox\s*\{{\s*{_DIMEN}\s*\}}(?:\s*\[[^]]*\]){{0,2}})\s*")
+
+
+def length_command(text: str, i: int, end: int) -> tuple[str, int, bool] | None:
+    """The length command at text[i] (a backslash): what it shows, where it ends, and whether a
+    box follows it whose content is shown; None for any other command."""
+    found = _LENGTHS.match(text, i, end)
+    if found is None:
+        return None
+    return (" " if found.group("space") else ""), found.end(), bool(found.group("move"))
+
+
 @functools.lru_cache(maxsize=1024)
 def math_text(source: str) -> str:
-    """Math that is not plain text, as text: what pylatexenc reads, or the source as written
-    when it cannot read it."""
+    """Math that is not plain text, as text: what pylatexenc reads (its lengths left out), or the
+    source as written when it cannot read it."""
+    if "\\" in source:
+        source = _LENGTHS.sub(lambda m: " " if m.group("space") else "", source)
     try:
         shown = _latex2text().latex_to_text(source)
     except Exception:  # pylatexenc's reading of a malformed formula: show it as written
         return f"${source}$"
-    return " ".join(shown.split()) or f"${source}$"
+    return " ".join(shown.split()) or (f"${source}$" if source.strip() else "")
 
 
-def code_point(code: str) -> str | None:
+def code_value(code: str) -> int | None:
+    """The code point `\\unicode{...}` names (`x202E`, `8238`), or None."""
     match = re.fullmatch(r"x([0-9A-Fa-f]{1,6})|(\d{1,7})", code.strip())
     if match is None:
         return None
     value = int(match.group(1), 16) if match.group(1) else int(match.group(2))
-    if value > 0x10FFFF or unicodedata.category(chr(value)) in ("Cc", "Cf", "Cs", "Co", "Cn"):
+    return value if value <= 0x10FFFF else None
+
+
+def code_point(code: str) -> str | None:
+    value = code_value(code)
+    if value is None or unicodedata.category(chr(value)) in ("Cc", "Cf", "Cs", "Co", "Cn"):
         return None
     return chr(value)
 

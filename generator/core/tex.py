@@ -40,8 +40,10 @@ from .latex import (
     SCRIPTS,
     WORDS,
     accented,
+    brace_pairs,
     code_point,
     dashes,
+    length_command,
     macro_text,
     math_plain,
     math_text,
@@ -123,7 +125,7 @@ class _Reader:
         self.bibtex = bibtex
         self.out: list[str | Part] = []  # text as str (joined once at the end), math as Part
         self.code: set[int] = set()  # the pieces of out that are code (`\texttt`): no dashes read
-        self.close = _braces(text)
+        self.close = brace_pairs(text)
         self.dollars = [m.start() for m in re.finditer(r"(?<!\\)\$", text)]
         self.interesting = _INTERESTING_BIB if bibtex else _INTERESTING_TEXT
 
@@ -258,6 +260,14 @@ class _Reader:
             if close > i + 2:
                 self.math(text[i + 2:close], display=nxt == "[", written=text[i:close + 2])
                 return close + 2
+        length = length_command(text, i, end) if not self.bibtex else None
+        if length is not None:  # `\hspace{2em}`, `\rule{1em}{9em}`, `\raisebox{1ex}{X}`: no length shown
+            self.emit(length[0])
+            box = self.close.get(length[1]) if length[2] else None
+            if box is not None and box <= end and depth < _DEPTH:
+                self.read(length[1] + 1, box, depth + 1)
+                return box + 1
+            return length[1]
         if (nxt and nxt in " ,;:>") or text.startswith("\\\\", i):
             self.emit(" ")
             return i + 2
@@ -369,24 +379,6 @@ class _Reader:
             out.append((i, close))
             i = close + 1
         return out
-
-
-def _braces(text: str) -> dict[int, int]:
-    """Each `{` that is closed, to its `}` (escaped braces are not braces), in one pass."""
-    stack: list[int] = []
-    pairs: dict[int, int] = {}
-    i, n = 0, len(text)
-    while i < n:
-        char = text[i]
-        if char == "\\":
-            i += 2
-            continue
-        if char == "{":
-            stack.append(i)
-        elif char == "}" and stack:
-            pairs[stack.pop()] = i
-        i += 1
-    return pairs
 
 
 def _skip_spaces(text: str, i: int, end: int) -> int:

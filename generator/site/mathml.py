@@ -36,6 +36,16 @@ _ATTRIBUTES = frozenset({
     "columnspacing", "rowspacing", "columnlines", "rowlines", "frame", "notation",
 })
 _VALUE = re.compile(r"[A-Za-z0-9. %-]{1,40}")
+# A length latex2mathml writes from the TeX (`\\rule{1em}{300em}`, `\\hspace{100000em}`,
+# `\\moveleft{12em}`, `\\kern-40em`) is at most 3 em either way, as large as TeX's own spaces and
+# delimiters get (`\\qquad` 2 em, `\\Bigg` 2.47 em): a rule 300 em tall set an abstract's first
+# line 4,800 px down, past the first screen (audit T11).
+_LENGTHS = frozenset({"width", "height", "depth", "lspace", "rspace", "minsize", "maxsize", "linethickness",
+                      "columnspacing", "rowspacing"})
+_MEASURE = re.compile(r"([-+]?)(\d+\.?\d*|\.\d+)(em|ex|mu|pt|px|pc|cm|mm|in|%|)")
+_EMS = {"em": 1, "ex": 0.5, "mu": 1 / 18, "pt": 1 / 12, "px": 1 / 16, "pc": 1, "cm": 2.4, "mm": 0.24, "in": 6,
+        "": 1, "%": 0}
+_MOST = 3
 # A wrapper Markdown reads as inline HTML: a paragraph that starts with <math>, a block-level
 # tag to Python-Markdown, would be passed through raw and lose its attributes line.
 _OPEN = '<span class="survey-math">'
@@ -103,7 +113,8 @@ def _write(node: ET.Element, out: list[str], depth: int) -> None:
         if styled is not None:
             text = styled
         text = _SYMBOLS.get(text, text)
-        attrs = "".join(f' {name}="{value}"' for name, value in sorted(node.attrib.items())
+        attrs = "".join(f' {name}="{_bounded(value) if name in _LENGTHS else value}"'
+                        for name, value in sorted(node.attrib.items())
                         if name in _ATTRIBUTES and _VALUE.fullmatch(value)
                         and not (name == "mathvariant" and styled is not None))
         if tag == "math" and node.get("display") == "block":
@@ -122,6 +133,15 @@ def _write(node: ET.Element, out: list[str], depth: int) -> None:
         out.append(f"</{tag}>")
     if node.tail and depth > 0:
         out.append(_text(node.tail))
+
+
+def _bounded(value: str) -> str:
+    """A length attribute's value with each length past `_MOST` em made `_MOST` em (its sign
+    kept); a named space (`thinmathspace`) or a percentage as it is."""
+    def bound(m: re.Match[str]) -> str:
+        sign, number, unit = m.groups()
+        return m.group() if float(number) * _EMS[unit] <= _MOST else f"{sign}{_MOST}em"
+    return _MEASURE.sub(bound, value)
 
 
 def _text(text: str) -> str:
