@@ -202,6 +202,10 @@ def test_mathml_lengths_are_at_most_three_em() -> None:
                                                   r"\moveleft{12em}{x}", r"\mkern500mu x", r"\hspace{3cm}"))
     assert sizes.findall(written) == ["3em", "1em", "3em", "-3em", "-3em", "3em", "3em"]
     assert sizes.findall(mathml(r"\qquad \Bigg(") or "") == ["2em", "2.470em", "2.470em"]
+    # and none is the math's text ("[2em]", "\\vspace2em" as latex2mathml showed them)
+    for tex in (r"\hspace*{2em}x", r"\vspace{2em}x", r"\vskip 2em x", r"\rule[1em]{1em}{2em}x",
+                r"\raisebox{2em}{x}", r"\hbox to 2em{x}", r"\begin{array}{c}x\\[2em]x\end{array}"):
+        assert BeautifulSoup(mathml(tex) or "", "html.parser").get_text() in ("x", "xx"), tex
 
 
 # --- where a reader sees a paper ------------------------------------------------------------

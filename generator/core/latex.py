@@ -89,6 +89,20 @@ _LENGTHS = re.compile(
     rf"|(?P<move>\\(?:moveleft|moveright|raise|lower){_LENGTH}|\\raisebox\s*\{{\s*{_DIMEN}\s*\}}(?:\s*\[[^]]*\]){{0,2}})\s*")
 
 
+# What latex2mathml shows as text of a length ("[2em]", "\\vspace2em"): a line break's space, a
+# vertical space, a rule's raise, a raisebox's, `\\hspace*`'s star and `\\hbox to 2em`'s width.
+_MATHML_TEXT = re.compile(
+    rf"(?P<break>\\\\)\s*\[{_DIMEN}\s*\]|\\v(?:space\*?|skip){_LENGTH}|(?<=\\hspace)\*"
+    rf"|(?<=\\rule)\s*\[{_DIMEN}\s*\]|\\raisebox\s*\{{\s*{_DIMEN}\s*\}}(?:\s*\[[^]]*\]){{0,2}}"
+    rf"|(?<=\\hbox)\s+to{_LENGTH}")
+
+
+def mathml_lengths(source: str) -> str:
+    """Math for latex2mathml, without the lengths it would show as text (those it reads become
+    sizes, which site/mathml.py bounds)."""
+    return _MATHML_TEXT.sub(lambda m: m.group("break") or "", source) if "\\" in source else source
+
+
 def length_command(text: str, i: int, end: int) -> tuple[str, int, bool] | None:
     """The length command at text[i] (a backslash): what it shows, where it ends, and whether a
     box follows it whose content is shown; None for any other command."""

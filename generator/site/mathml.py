@@ -21,6 +21,7 @@ from typing import Any
 
 from markupsafe import Markup
 
+from ..core.latex import mathml_lengths
 from ..core.tex import math_text, tex_parts
 from .markup import md_text
 
@@ -56,7 +57,8 @@ _CLOSE = "</span>"
 def mathml(source: str, display: bool = False) -> str | None:
     """The math as safe MathML inside a span, or None when latex2mathml cannot read it."""
     try:
-        root = _converter().convert_to_element(source, display="block" if display else "inline")
+        root = _converter().convert_to_element(mathml_lengths(source),
+                                               display="block" if display else "inline")
     except Exception:  # latex2mathml on a formula it cannot read: the caller shows it as text
         return None
     out: list[str] = []
