@@ -274,30 +274,30 @@ def math_base(math_site: Path) -> Iterator[str]:
 def test_chromium_typesets_the_math_with_no_script_and_no_other_host(math_base: str) -> None:
     from test_browser import DESKTOP, PHONE, goto, launch_chromium, open_tab
 
-    with launch_chromium() as browser, open_tab(browser) as tab:
-        goto(tab, math_base + "papers/math-paper/")
-        boxes = tab.page.evaluate("""() => {
-          const math = document.querySelector("article h2#abstract + p math");
-          const [base, raised] = math.querySelector("msup").children;
-          const box = el => el.getBoundingClientRect();
-          return {width: box(math).width, base: box(base).top, raised: box(raised).top,
-                  display: getComputedStyle(math).display};
-        }""")
-        assert boxes["width"] > 20 and boxes["raised"] < boxes["base"], boxes  # the 3 is raised
-        tab.assert_clean()
-    for viewport in (DESKTOP, PHONE):  # lengths keep the abstract on the first screen, in its column
-        with launch_chromium() as browser, open_tab(browser, viewport) as tab:
-            goto(tab, math_base + "papers/lengths/")
-            shown = tab.page.evaluate("""() => {
-              const p = document.querySelector("article h2#abstract + p"), box = p.getBoundingClientRect();
-              const words = document.createRange();
-              words.selectNodeContents(p.lastChild);
-              return {top: box.top, words: words.getClientRects()[0].bottom, right: box.right,
-                      wide: document.documentElement.scrollWidth, title: document.title};
+    with launch_chromium() as browser:
+        with open_tab(browser) as tab:
+            goto(tab, math_base + "papers/math-paper/")
+            boxes = tab.page.evaluate("""() => {
+              const math = document.querySelector("article h2#abstract + p math");
+              const [base, raised] = math.querySelector("msup").children;
+              const box = el => el.getBoundingClientRect();
+              return {width: box(math).width, base: box(base).top, raised: box(raised).top,
+                      display: getComputedStyle(math).display};
             }""")
-            assert shown["words"] < viewport["height"], shown  # "We study kernels." on the first screen
-            assert shown["wide"] <= viewport["width"], shown
-            assert shown["title"].startswith("Overlay REVIEWED BY THE EDITORS kernels"), shown
+            assert boxes["width"] > 20 and boxes["raised"] < boxes["base"], boxes  # the 3 is raised
+            tab.assert_clean()
+        for viewport in (DESKTOP, PHONE):  # lengths keep the abstract on the first screen, in its column
+            with open_tab(browser, viewport) as tab:
+                goto(tab, math_base + "papers/lengths/")
+                shown = tab.page.evaluate("""() => {
+                  const p = document.querySelector("article h2#abstract + p"), words = document.createRange();
+                  words.selectNodeContents(p.lastChild);
+                  return {words: words.getClientRects()[0].bottom, title: document.title,
+                          wide: document.documentElement.scrollWidth};
+                }""")
+                assert shown["words"] < viewport["height"], shown  # "We study kernels." on the first screen
+                assert shown["wide"] <= viewport["width"], shown
+                assert shown["title"].startswith("Overlay REVIEWED BY THE EDITORS kernels"), shown
 
 
 @pytest.mark.real
