@@ -34,21 +34,20 @@ SCRIPTS = {"^": dict(zip("0123456789+-=()", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻�
             "_": dict(zip("0123456789+-=()", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎", strict=True))}
 _SCRIPT_WORDS = {"circ": "°", "prime": "′", "dagger": "†", "ast": "*", "star": "*"}
 
+_BRACES = re.compile(r"\\.|[{}]", re.S)
+
+
 def brace_pairs(text: str) -> dict[int, int]:
-    """Each `{` that is closed, to its `}` (escaped braces are not braces), in one pass."""
+    """Each `{` that is closed, to its `}` (escaped braces are not braces), in one pass over the
+    braces and backslashes alone."""
     stack: list[int] = []
     pairs: dict[int, int] = {}
-    i, n = 0, len(text)
-    while i < n:
-        char = text[i]
-        if char == "\\":
-            i += 2
-            continue
+    for found in _BRACES.finditer(text):
+        char = found.group()
         if char == "{":
-            stack.append(i)
+            stack.append(found.start())
         elif char == "}" and stack:
-            pairs[stack.pop()] = i
-        i += 1
+            pairs[stack.pop()] = found.start()
     return pairs
 
 
