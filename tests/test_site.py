@@ -349,7 +349,8 @@ HOSTILE = [
 ]
 # What a reader sees of a hostile text: each character as written, but TeX read (issue 34).
 SHOWN = {"\\textbf{bold}": "bold", "$\\text{<script>alert(4)</script>}$": "<script>alert(4)</script>",
-         "$\\href{javascript:alert(5)}{x}$": "x (javascript:alert(5))"}
+         "$\\href{javascript:alert(5)}{x}$": "x (javascript:alert(5))",
+         "wait... -- x--y --> a-b": "wait... – x–y --> a-b"}  # TeX's dashes, not its arrow (issue 43)
 # A listing's name holds no HTML tag (survey check refuses one); what else HTML or Markdown reads stays.
 LISTING = 'Bold <3 &amp; *x* --8<-- "x"'
 

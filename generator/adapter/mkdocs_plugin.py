@@ -37,6 +37,7 @@ from ..site.render import NavItem, Site, page_order, template_error
 from ..site.search import LIST_FOLDERS, PART, build_index
 from ..site.search_background import BackgroundIndex
 from ..site.sitemaps import split_sitemap
+from .htmlstash import HtmlStash
 from .incremental import (
     QUIET_DIRTY,
     GeneratedFile,
@@ -78,6 +79,7 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
         self.built: Files | None = None  # this build's files, until the site is written
         self.failure: str | None = None  # under serve: why this build has no survey pages
         self.generated: list[str] = []  # the HTML pages the last build generated
+        self.stash = HtmlStash()  # a page's own HTML out of Python-Markdown's reading (htmlstash.py)
 
     # With on_startup, MkDocs keeps this plugin across the rebuilds of one `mkdocs serve`.
     def on_startup(self, *, command: str, dirty: bool) -> None:
@@ -117,6 +119,8 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
                 raise PluginError(f"survey: the {name} folder {path!r} does not exist")
         # Only `mkdocs serve` builds again; a build keeps no parsed file past on_files.
         self.cache = _CACHES.setdefault(self.corpus_dir, CorpusCache()) if self.command == "serve" else None
+        if self.stash not in config.markdown_extensions:
+            config.markdown_extensions.append(self.stash)
         return config
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
@@ -209,6 +213,7 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
 
     @event_priority(100)  # Run first: the Markdown as read, before any plugin changes it.
     def on_page_markdown(self, markdown: str, *, page: Any, config: MkDocsConfig, files: Files) -> str:
+        self.stash.active = isinstance(page.file, GeneratedFile)
         if self.incremental:
             self.incremental.page_read(page)
         elif isinstance(page.file, GeneratedFile):

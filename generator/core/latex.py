@@ -1,4 +1,4 @@
-"""pylatexenc's tables of LaTeX macros, for core/tex.py, and math read as plain text.
+"""pylatexenc's tables of LaTeX macros, for core/tex.py, math read as plain text, and TeX's dashes.
 
 pylatexenc (a maintained LaTeX parser and LaTeX-to-Unicode converter) knows hundreds of
 macros: symbols, accents, Greek letters, text styles and their arguments. It is asked about one
@@ -34,24 +34,108 @@ SCRIPTS = {"^": dict(zip("0123456789+-=()", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻�
             "_": dict(zip("0123456789+-=()", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎", strict=True))}
 _SCRIPT_WORDS = {"circ": "°", "prime": "′", "dagger": "†", "ast": "*", "star": "*"}
 
+_BRACES = re.compile(r"\\.|[{}]", re.S)
+
+
+def brace_pairs(text: str) -> dict[int, int]:
+    """Each `{` that is closed, to its `}` (escaped braces are not braces), in one pass over the
+    braces and backslashes alone."""
+    stack: list[int] = []
+    pairs: dict[int, int] = {}
+    for found in _BRACES.finditer(text):
+        char = found.group()
+        if char == "{":
+            stack.append(found.start())
+        elif char == "}" and stack:
+            pairs[stack.pop()] = found.start()
+    return pairs
+
+
+# `--` and `---` outside BibTeX: a dash where TeX would set one and a reader expects one (a range,
+# `2.3--46.2x`; words, `hardware--software`; a pause, `systems -- such as`, `MELD --show`), not
+# before a word that is no plain word (`--fast-math`, `--lr=0.1`), nor in an arrow or a longer rule
+# (`-->`, `----`), a link or path (any word with a `/`), code in backquotes or `\texttt`. (The
+# real feeds' 1,400 `--` hold no flag; each " --word" in them is a dash.)
+_DASH = re.compile(r"`[^`\n]*`|(?<!\S)[^\s/]*/\S*|(?<![-<!])-{2,3}(?![->])")
+_WORD_AFTER = re.compile(r"[A-Za-z]+(?![\w=./-])")
+
+
+def dashes(text: str, code: list[tuple[int, int]], math_before: bool, math_after: bool) -> str:
+    """A text's `--` and `---` as en and em dashes: `code` (start, end) is kept as typed
+    (`\\texttt`), and math just before or after the text reads as a word beside it."""
+    def dash(m: re.Match[str]) -> str:
+        found, start, stop = m.group(), m.start(), m.end()
+        if found[0] != "-" or any(a <= start < b for a, b in code):
+            return found
+        left = text[start - 1] if start else ("x" if math_before else "")
+        right = text[stop] if stop < len(text) else ("x" if math_after else "")
+        if not left or not right or (left.isspace() and not right.isspace()
+                                     and not _WORD_AFTER.match(text, stop)):
+            return found
+        return "–" if len(found) == 2 else "—"
+    return _DASH.sub(dash, text)
+
+
+# TeX's lengths: a space (`\\hspace{2em}`, `\\kern-40em`), a rule (`\\rule{1em}{300em}`), a box
+# moved (`\\moveleft{12em}{X}`, `\\raisebox{1ex}{X}`) and a line break's extra space (`\\\\[2em]`).
+# As text they are a space, nothing, the box's content and a space: pylatexenc showed the length
+# ("Overlay 12emREVIEWED" in a page's title, audit T17). The MathML's sizes: site/mathml.py.
+_DIMEN = r"[-+]?\s*(?:\d+\.?\d*|\.\d+)\s*(?:em|ex|mu|pt|px|pc|cm|mm|in|bp|dd|cc|sp)"
+_LENGTH = rf"\s*(?:\{{\s*{_DIMEN}\s*\}}|{_DIMEN})"
+_LENGTHS = re.compile(
+    rf"(?P<space>\\(?:[hv]space\*?|mspace|[hvm]skip|m?kern){_LENGTH}|\\\\\s*\[{_DIMEN}\s*\])"
+    rf"|(?P<rule>\\rule(?:\s*\[{_DIMEN}\s*\])?{_LENGTH}{_LENGTH})"
+    rf"|(?P<move>\\(?:moveleft|moveright|raise|lower){_LENGTH}|\\raisebox\s*\{{\s*{_DIMEN}\s*\}}(?:\s*\[[^]]*\]){{0,2}})\s*")
+
+
+# What latex2mathml shows as text of a length ("[2em]", "\\vspace2em"): a line break's space, a
+# vertical space, a rule's raise, a raisebox's, `\\hspace*`'s star and `\\hbox to 2em`'s width.
+_MATHML_TEXT = re.compile(
+    rf"(?P<break>\\\\)\s*\[{_DIMEN}\s*\]|\\v(?:space\*?|skip){_LENGTH}|(?<=\\hspace)\*"
+    rf"|(?<=\\rule)\s*\[{_DIMEN}\s*\]|\\raisebox\s*\{{\s*{_DIMEN}\s*\}}(?:\s*\[[^]]*\]){{0,2}}"
+    rf"|(?<=\\hbox)\s+to{_LENGTH}")
+
+
+def mathml_lengths(source: str) -> str:
+    """Math for latex2mathml, without the lengths it would show as text (those it reads become
+    sizes, which site/mathml.py bounds)."""
+    return _MATHML_TEXT.sub(lambda m: m.group("break") or "", source) if "\\" in source else source
+
+
+def length_command(text: str, i: int, end: int) -> tuple[str, int, bool] | None:
+    """The length command at text[i] (a backslash): what it shows, where it ends, and whether a
+    box follows it whose content is shown; None for any other command."""
+    found = _LENGTHS.match(text, i, end)
+    if found is None:
+        return None
+    return (" " if found.group("space") else ""), found.end(), bool(found.group("move"))
+
 
 @functools.lru_cache(maxsize=1024)
 def math_text(source: str) -> str:
-    """Math that is not plain text, as text: what pylatexenc reads, or the source as written
-    when it cannot read it."""
+    """Math that is not plain text, as text: what pylatexenc reads (its lengths left out), or the
+    source as written when it cannot read it."""
+    if "\\" in source:
+        source = _LENGTHS.sub(lambda m: " " if m.group("space") else "", source)
     try:
         shown = _latex2text().latex_to_text(source)
     except Exception:  # pylatexenc's reading of a malformed formula: show it as written
         return f"${source}$"
-    return " ".join(shown.split()) or f"${source}$"
+    return " ".join(shown.split()) or (f"${source}$" if source.strip() else "")
 
 
-def code_point(code: str) -> str | None:
+def code_value(code: str) -> int | None:
+    """The code point `\\unicode{...}` names (`x202E`, `8238`), or None."""
     match = re.fullmatch(r"x([0-9A-Fa-f]{1,6})|(\d{1,7})", code.strip())
     if match is None:
         return None
     value = int(match.group(1), 16) if match.group(1) else int(match.group(2))
-    if value > 0x10FFFF or unicodedata.category(chr(value)) in ("Cc", "Cf", "Cs", "Co", "Cn"):
+    return value if value <= 0x10FFFF else None
+
+
+def code_point(code: str) -> str | None:
+    value = code_value(code)
+    if value is None or unicodedata.category(chr(value)) in ("Cc", "Cf", "Cs", "Co", "Cn"):
         return None
     return chr(value)
 

@@ -19,6 +19,10 @@ What is TeX and what is text (every other character stays exactly as written):
   to write as MathML.
 - `{` and `}` are TeX's braces only around TeX (`{\\delta}`, `\\emph{x}`): `{{ }}` is text.
   In a BibTeX field every brace is TeX's, and so are `--`, `---`, `~` and the quote ligatures.
+- `--` and `---` are dashes where TeX sets one and a reader expects one (`2.3--46.2x`, `a -- b`,
+  `hardware--software`), not in `--flag`, `-->`, a link, a path or code (`_dashes`).
+- A backslash before a number is a dollar the feed lost (`\\250 million`, the author's
+  `\\$250`), or nothing before a list's `3)`; before a tilde (`\\~8B`), nothing.
 
 Hostile input costs no more than plain text: braces are matched once, in one pass, and nesting
 deeper than `_DEPTH` is read as text.
@@ -29,14 +33,17 @@ from __future__ import annotations
 import bisect
 import functools
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .latex import (
     NOTHING,
     SCRIPTS,
     WORDS,
     accented,
+    brace_pairs,
     code_point,
+    dashes,
+    length_command,
     macro_text,
     math_plain,
     math_text,
@@ -45,9 +52,10 @@ from .latex import (
 )
 
 
-@dataclass(frozen=True)
-class Part:
-    """A piece of a text as shown: plain text, or (math=True) TeX math to typeset."""
+class Part(NamedTuple):
+    """A piece of a text as shown: plain text, or (math=True) TeX math to typeset. (A tuple: an
+    abstract of 10,000 characters can hold 3,000 formulas, and a frozen dataclass took as long to
+    make as the rest of reading one.)"""
 
     text: str
     math: bool = False
@@ -70,6 +78,7 @@ _INTERESTING_TEXT = re.compile(r"[\\${}]|~(?=\\[A-Za-z])")  # a tie before a com
 _INTERESTING_BIB = re.compile(r"https?://|[\\${}~`'\-]")
 _LINK_ONLY = re.compile(r"\s*\\(?:href|url)\{[^{}]*\}(?:\{[^{}]*\})?\s*")
 _URL = re.compile(r"https?://[^\s{}]+")  # in BibTeX, no dash or tie of a URL is read
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 
 def tex_parts(text: str, bibtex: bool = False) -> tuple[Part, ...]:
@@ -77,7 +86,7 @@ def tex_parts(text: str, bibtex: bool = False) -> tuple[Part, ...]:
 
     bibtex=True reads a BibTeX field: every brace, `--`, `~` and quote ligature is TeX; math and
     the authors' own macros are kept as written (the corpus keeps them; a page reads them)."""
-    if not (_INTERESTING_BIB.search(text) if bibtex else ("\\" in text or "$" in text)):
+    if not (_INTERESTING_BIB.search(text) if bibtex else ("\\" in text or "$" in text or "--" in text)):
         return (Part(" ".join(text.split()) if bibtex else text),) if text else ()
     return _parts_cached(text, bibtex)
 
@@ -98,6 +107,15 @@ def bib_text(text: str) -> str:
 def tex_text(text: str, bibtex: bool = False) -> str:
     """The text as plain text: math that is not plain text read by pylatexenc too
     (`$\\mathcal{O}(n^3)$` is `𝒪(n^3)`). For a terminal, a feed, a page's description."""
+    parts = tex_parts(text, bibtex)
+    if len(parts) == 1 and not parts[0].math:
+        return parts[0].text
+    return _text_cached(text, bibtex)
+
+
+@functools.lru_cache(maxsize=4096)
+def _text_cached(text: str, bibtex: bool) -> str:
+    # A site reads an abstract as text for its page's description and for each feed it is in.
     return "".join(p.text if not p.math else math_text(p.text) for p in tex_parts(text, bibtex))
 
 
@@ -105,26 +123,38 @@ class _Reader:
     def __init__(self, text: str, bibtex: bool) -> None:
         self.text = text
         self.bibtex = bibtex
-        self.out: list[Part] = []
-        self.close = _braces(text)
+        self.out: list[str | Part] = []  # text as str (joined once at the end), math as Part
+        self.code: set[int] = set()  # the pieces of out that are code (`\texttt`): no dashes read
+        self.close = brace_pairs(text)
         self.dollars = [m.start() for m in re.finditer(r"(?<!\\)\$", text)]
         self.interesting = _INTERESTING_BIB if bibtex else _INTERESTING_TEXT
 
     def joined(self) -> list[Part]:
         out: list[Part] = []
-        for part in self.out:
-            if not part.text:
+        run: list[str] = []
+        code: list[tuple[int, int]] = []  # where in the run its code is
+        at = 0
+        for k, piece in enumerate([*self.out, None]):
+            if isinstance(piece, str):
+                if k in self.code:
+                    code.append((at, at + len(piece)))
+                run.append(piece)
+                at += len(piece)
                 continue
-            if out and not part.math and not out[-1].math:
-                out[-1] = Part(out[-1].text + part.text)
-            else:
-                out.append(part)
-        if self.bibtex:
-            out = [Part(" ".join(p.text.split())) if not p.math else p for p in out]
+            text = "".join(run)
+            if text and self.bibtex:
+                text = " ".join(text.split())
+            elif "--" in text:
+                text = dashes(text, code, bool(out), piece is not None)
+            if text:
+                out.append(Part(text))
+            run, code, at = [], [], 0
+            if piece is not None and piece.text:
+                out.append(piece)
         return out
 
     def emit(self, text: str) -> None:
-        self.out.append(Part(text))
+        self.out.append(text)
 
     def read(self, start: int, end: int, depth: int) -> None:
         text = self.text
@@ -212,10 +242,9 @@ class _Reader:
             # `$\{$`: a brace written as math, as Google Scholar's BibTeX does
             self.emit(source[1] if source in ("\\{", "\\}") else written)
             return
-        plain = math_plain(source)
-        if _LINK_ONLY.fullmatch(source):  # `$\href{URL}{URL}$`: a link written inside math
-            self.out.extend(tex_parts(source.strip()))
-        elif plain is not None:
+        if "\\" in source and _LINK_ONLY.fullmatch(source):  # `$\href{URL}{URL}$`: a link in math
+            self.out.extend(p.text if not p.math else p for p in tex_parts(source.strip()))
+        elif (plain := math_plain(source)) is not None:
             self.emit(plain)
         elif source.strip():
             self.out.append(Part(source.strip(), math=True, display=display))
@@ -231,6 +260,14 @@ class _Reader:
             if close > i + 2:
                 self.math(text[i + 2:close], display=nxt == "[", written=text[i:close + 2])
                 return close + 2
+        length = length_command(text, i, end) if not self.bibtex else None
+        if length is not None:  # `\hspace{2em}`, `\rule{1em}{9em}`, `\raisebox{1ex}{X}`: no length shown
+            self.emit(length[0])
+            box = self.close.get(length[1]) if length[2] else None
+            if box is not None and box <= end and depth < _DEPTH:
+                self.read(length[1] + 1, box, depth + 1)
+                return box + 1
+            return length[1]
         if (nxt and nxt in " ,;:>") or text.startswith("\\\\", i):
             self.emit(" ")
             return i + 2
@@ -247,8 +284,18 @@ class _Reader:
             if nxt in "'\"`":  # an escaped quote: query\'s
                 self.emit(nxt)
                 return i + 2
+        if nxt == "~" and not self.bibtex:  # `\~8B`: a tilde escaped as Markdown escapes it
+            self.emit("~")
+            return i + 2
+        if nxt.isdigit() and not self.bibtex:
+            # `\250 million`, `\1.49M`: a price whose `$` a feed dropped from the author's `\$`
+            # (the same abstract's `\$250M`); `\3) Training` numbers a list: the number as typed.
+            number = _NUMBER.match(text, i + 1, end)
+            assert number is not None
+            self.emit(number.group() if text.startswith(")", number.end()) else "$" + number.group())
+            return number.end()
         word = _WORD.match(text, i, end)
-        if word is None:  # a backslash before anything else (`\250`) is text
+        if word is None:  # a backslash before anything else is text
             self.emit("\\")
             return i + 1
         name, after = word.group(1), word.end()
@@ -259,11 +306,13 @@ class _Reader:
                 return base.end()
         args = self.arguments(after, end)
         if name in _STYLES and args:
-            start, close = args[0]
+            start, close, first = *args[0], len(self.out)
             if depth < _DEPTH:
                 self.read(start + 1, close, depth + 1)
             else:
                 self.emit(text[start + 1:close])
+            if name == "texttt":
+                self.code.update(range(first, len(self.out)))
             return close + 1
         if name in ("url", "href") and args:
             target = text[args[0][0] + 1:args[0][1]]
@@ -330,24 +379,6 @@ class _Reader:
             out.append((i, close))
             i = close + 1
         return out
-
-
-def _braces(text: str) -> dict[int, int]:
-    """Each `{` that is closed, to its `}` (escaped braces are not braces), in one pass."""
-    stack: list[int] = []
-    pairs: dict[int, int] = {}
-    i, n = 0, len(text)
-    while i < n:
-        char = text[i]
-        if char == "\\":
-            i += 2
-            continue
-        if char == "{":
-            stack.append(i)
-        elif char == "}" and stack:
-            pairs[stack.pop()] = i
-        i += 1
-    return pairs
 
 
 def _skip_spaces(text: str, i: int, end: int) -> int:

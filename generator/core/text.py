@@ -8,6 +8,7 @@ import reprlib
 import unicodedata
 from collections.abc import Callable, Container
 
+from .latex import code_value
 from .tex import tex_text
 
 _WS = re.compile(r"\s+")
@@ -53,6 +54,32 @@ def bad_character(text: str) -> str | None:
         return f"contains a control character (U+{ord(char):04X})"
     return (f"contains U+{ord(char):04X} ({unicodedata.name(char, 'a format character')}), an invisible "
             f"character that changes how the text around it shows")
+
+
+_UNICODE = re.compile(r"\\unicode\s*\{([^{}]*)\}")
+_COMMAND = re.compile(r"\\([A-Za-z]+)")
+
+
+def tex_character(text: str) -> str | None:
+    """Why a text's TeX gives a character `bad_character` refuses typed (or a line separator in a
+    one-line text), naming the TeX, or None. Pages, feeds and the review screen show
+    `\\unicode{x202E}` (in math too: latex2mathml reads it) and `\\nolinebreak` (pylatexenc's
+    U+2060) as those characters, so they are refused as the characters typed are."""
+    if "\\" not in text:
+        return None
+    for match in _UNICODE.finditer(text):
+        value = code_value(match.group(1))
+        char = chr(value) if value is not None else ""
+        why = bad_character(char) or (char and unicodedata.category(char) in ("Zl", "Zp") and
+                                      f"contains U+{value:04X} ({unicodedata.name(char)}), a line break")
+        if why:
+            return f"{match.group()} gives {why.removeprefix('contains ')}"
+    found = _BAD.search(tex_text(text))
+    if found is None:
+        return None
+    why = bad_character(found.group()) or ""
+    named = [f"\\{m.group(1)}" for m in _COMMAND.finditer(text) if found.group() in tex_text(m.group() + " ")]
+    return f"{named[0] if named else 'its TeX'} gives {why.removeprefix('contains ')}"
 
 
 # What a terminal must not be given raw: controls (an escape sequence that erases the line above

@@ -9,7 +9,7 @@ import re
 from typing import Any
 
 from ..core.errors import CorpusError, Problems, raise_problems
-from ..core.text import bad_character, has_markup, is_slug, shorten, squash
+from ..core.text import bad_character, has_markup, is_slug, shorten, squash, tex_character
 
 # An arXiv id (https://info.arxiv.org/help/arxiv_identifier.html): YYMM.NNNNN from 2015,
 # YYMM.NNNN from 0704 to 1412, archive/YYMMNNN (cs/0701001) before. ASCII digits only (\d is any
@@ -172,7 +172,7 @@ def present(fields: dict[str, Any], *always: str) -> dict[str, Any]:
 def text_problem(value: str, limit: int, plain: bool) -> str | None:
     if len(value) > limit:
         return f"is {len(value):,} characters long; at most {limit:,} are allowed"
-    bad = bad_character(value)
+    bad = bad_character(value) or tex_character(value)  # what its TeX gives too, as pages show it
     if bad:
         return bad
     if plain and has_markup(value):

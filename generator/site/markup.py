@@ -129,8 +129,9 @@ def _url_end(url: str) -> str:
 
 def linked_text(text: str, render: Callable[[str], str] = md_text) -> Markup:
     """Text shown literally (each piece through `render`), with every whole http(s) URL in it a
-    link to itself: the link's text is rendered as the rest, its target made safe by
-    `external_url`; nothing else of the text can become a link."""
+    link to itself: the link's text is rendered as the rest, its target made safe by `href`;
+    nothing else of the text can become a link. The link is HTML, as the rest is references: the
+    whole can be an HTML paragraph, which no Markdown engine reads (an abstract's, templates/paper.md.j2)."""
     out, at = [], 0
     for match in _URL.finditer(text):
         url = _url_end(match.group())
@@ -138,7 +139,7 @@ def linked_text(text: str, render: Callable[[str], str] = md_text) -> Markup:
             continue
         start = match.start()
         out.append(render(text[at:start]))
-        out.append(f"[{render(url)}]({external_url(url)})")
+        out.append(f'<a href="{href(url)}">{render(url)}</a>')
         at = start + len(url)
     out.append(render(text[at:]))
     return Markup("".join(out))

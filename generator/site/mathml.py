@@ -21,6 +21,7 @@ from typing import Any
 
 from markupsafe import Markup
 
+from ..core.latex import mathml_lengths
 from ..core.tex import math_text, tex_parts
 from .markup import md_text
 
@@ -36,6 +37,16 @@ _ATTRIBUTES = frozenset({
     "columnspacing", "rowspacing", "columnlines", "rowlines", "frame", "notation",
 })
 _VALUE = re.compile(r"[A-Za-z0-9. %-]{1,40}")
+# A length latex2mathml writes from the TeX (`\\rule{1em}{300em}`, `\\hspace{100000em}`,
+# `\\moveleft{12em}`, `\\kern-40em`) is at most 3 em either way, as large as TeX's own spaces and
+# delimiters get (`\\qquad` 2 em, `\\Bigg` 2.47 em): a rule 300 em tall set an abstract's first
+# line 4,800 px down, past the first screen (audit T11).
+_LENGTHS = frozenset({"width", "height", "depth", "lspace", "rspace", "minsize", "maxsize", "linethickness",
+                      "columnspacing", "rowspacing"})
+_MEASURE = re.compile(r"([-+]?)(\d+\.?\d*|\.\d+)(em|ex|mu|pt|px|pc|cm|mm|in|%|)")
+_EMS = {"em": 1, "ex": 0.5, "mu": 1 / 18, "pt": 1 / 12, "px": 1 / 16, "pc": 1, "cm": 2.4, "mm": 0.24, "in": 6,
+        "": 1, "%": 0}
+_MOST = 3
 # A wrapper Markdown reads as inline HTML: a paragraph that starts with <math>, a block-level
 # tag to Python-Markdown, would be passed through raw and lose its attributes line.
 _OPEN = '<span class="survey-math">'
@@ -46,7 +57,8 @@ _CLOSE = "</span>"
 def mathml(source: str, display: bool = False) -> str | None:
     """The math as safe MathML inside a span, or None when latex2mathml cannot read it."""
     try:
-        root = _converter().convert_to_element(source, display="block" if display else "inline")
+        root = _converter().convert_to_element(mathml_lengths(source),
+                                               display="block" if display else "inline")
     except Exception:  # latex2mathml on a formula it cannot read: the caller shows it as text
         return None
     out: list[str] = []
@@ -103,7 +115,8 @@ def _write(node: ET.Element, out: list[str], depth: int) -> None:
         if styled is not None:
             text = styled
         text = _SYMBOLS.get(text, text)
-        attrs = "".join(f' {name}="{value}"' for name, value in sorted(node.attrib.items())
+        attrs = "".join(f' {name}="{_bounded(value) if name in _LENGTHS else value}"'
+                        for name, value in sorted(node.attrib.items())
                         if name in _ATTRIBUTES and _VALUE.fullmatch(value)
                         and not (name == "mathvariant" and styled is not None))
         if tag == "math" and node.get("display") == "block":
@@ -122,6 +135,15 @@ def _write(node: ET.Element, out: list[str], depth: int) -> None:
         out.append(f"</{tag}>")
     if node.tail and depth > 0:
         out.append(_text(node.tail))
+
+
+def _bounded(value: str) -> str:
+    """A length attribute's value with each length past `_MOST` em made `_MOST` em (its sign
+    kept); a named space (`thinmathspace`) or a percentage as it is."""
+    def bound(m: re.Match[str]) -> str:
+        sign, number, unit = m.groups()
+        return m.group() if float(number) * _EMS[unit] <= _MOST else f"{sign}{_MOST}em"
+    return _MEASURE.sub(bound, value)
 
 
 def _text(text: str) -> str:
@@ -145,12 +167,24 @@ def _converter() -> Any:
 def tex_markup(text: str, render: Callable[[str], str] = md_text) -> Markup:
     """A title or an abstract for a page (the `tex` filter of the templates): its text shown
     literally (`md_text`, or `render`: markup.linked_text also links its URLs), its TeX read
-    (`core.tex`), its math as MathML."""
-    out = []
+    (`core.tex`), its math as MathML.
+
+    A text's MathML weighs at most four times the text's length and 2,000 bytes more: from the
+    first formula that does not fit, its math shows as text, as a formula latex2mathml cannot read
+    does. Real texts stay far within (at most 2,284 bytes, an abstract of 1,697 characters with 13
+    formulas; a title 189 bytes), where an abstract of 2,500 `$a$` was 230 KB of MathML and a topic
+    page of 40 titles of 150 formulas 600 KB, which every later step of a build reads (audit T14)."""
+    out: list[str] = []
+    shown: list[str] = []  # text since the last MathML, rendered in one piece
+    budget = 4 * len(text) + 2_000
     for part in tex_parts(text):
-        if part.math:
-            made = mathml(part.text, part.display)
-            out.append(made if made is not None else md_text(math_text(part.text)))
+        made = mathml(part.text, part.display) if part.math and budget > 0 else None
+        if made is not None and len(made) <= budget:
+            budget -= len(made)
+            out += [render("".join(shown)), made] if shown else [made]
+            shown = []
         else:
-            out.append(render(part.text))
+            budget = budget if made is None else 0
+            shown.append(math_text(part.text) if part.math else part.text)
+    out.append(render("".join(shown)))
     return Markup("".join(out))
