@@ -163,7 +163,7 @@
 
   function authorUrl(name) { return new URL("search/?author=" + encodeURIComponent(name), root).href; }
 
-  // "Serving suggested 0.85": the one wording of every page for a topic no person reviewed.
+  // "Serving suggested 85%": the one wording of every page for a topic no person reviewed.
   function topicWords(entry, topic) {
     return entry.suggested ? "suggested" + (topic[2] ? " " + topic[2] : "") : "";
   }
@@ -261,7 +261,7 @@
     }
     var topics = (entry.topics || []).map(function (topic) {
       var words = topicWords(entry, topic);
-      return topic[1] + (words ? " (" + words + ")" : "");
+      return topic[1] + (words ? " " + words : "");
     }).join(", ");
     if (topics) article.appendChild(el("p", "md-search-result__item__facts", topics));
     var teaser = el("p", "md-search-result__item__teaser");

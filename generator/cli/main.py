@@ -195,6 +195,8 @@ def cmd_import(args: argparse.Namespace) -> int:
             write_output(path, mended, what)
     if not args.dry_run:
         importer.write()
+    if read_settings().publish_waiting:  # the site publishes every paper
+        report.off_site = 0
     print(report.summary(None if args.dry_run else str(path)))
     return 0
 
@@ -242,7 +244,8 @@ def cmd_build(args: argparse.Namespace) -> int:
 
     corpus = load_corpus(args.corpus)
     settings = read_settings()
-    site = Site(corpus, Path(args.templates), site_url=args.site_url or settings.url, site_name=settings.name)
+    site = Site(corpus, Path(args.templates), site_url=args.site_url or settings.url, site_name=settings.name,
+                publish_waiting=settings.publish_waiting)
     pages = site.pages()
     out = Path(args.out)
     for rel, text in {**pages, **site.files()}.items():

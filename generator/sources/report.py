@@ -12,17 +12,13 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass, field
 
-from ..core.text import first_few
+from ..core.text import counted, first_few
 from .scope import LeftOut
 
 
 def review_command(slug: str, corpus: str) -> str:
     """The command that reviews one paper now, as it is typed here (corpus: its folder as shown)."""
     return f"survey review {slug}" + ("" if corpus == "corpus" else f" --corpus {shlex.quote(corpus)}")
-
-
-def _n(count: int, one: str, many: str | None = None) -> str:
-    return f"{count:,} {one if count == 1 else many or one + 's'}"
 
 
 @dataclass
@@ -44,6 +40,7 @@ class Report:
     maybe_added: int = 0  # lines of `review` naming a paper added as a possible duplicate
     notes: list[str] = field(default_factory=list)  # what the readers read differently
     waiting: int = 0  # papers of the corpus whose topics no person has confirmed, once written
+    off_site: int = 0  # of those, the ones the site leaves out until a person keeps them (corpus/publish.py)
     corpus: str = "corpus"  # the corpus folder, as a command given here names it
 
     def summary(self, left_out_file: str | None = None) -> str:
@@ -57,10 +54,10 @@ class Report:
         if self.left_out:
             where = f": {left_out_file}, with the command that takes each in" if left_out_file else (
                 " (not written: --dry-run)")
-            lines.append(f"left out by --on-topic, no topic likely: {_n(len(self.left_out), 'paper')}"
+            lines.append(f"left out by --on-topic, no topic likely: {counted(len(self.left_out), 'paper')}"
                          + where)
         if self.rejected:
-            lines.append(f"rejected earlier: {_n(len(self.rejected), 'paper')}, skipped "
+            lines.append(f"rejected earlier: {counted(len(self.rejected), 'paper')}, skipped "
                          f"(corpus/rejected.yaml)")
         lines += [f"brought back from the rejected papers: {s}" for s in self.back]
         lines += [f"review: {line}" for line in self.review]
@@ -70,7 +67,7 @@ class Report:
                          "imports skip it); if not, nothing is to be done")
         if self.no_abstract:
             n = len(self.no_abstract)
-            lines.append(f"not imported: {_n(n, 'entry', 'entries')} without an abstract, which `survey "
+            lines.append(f"not imported: {counted(n, 'entry', 'entries')} without an abstract, which `survey "
                          f"check` requires of a paper; give the entry an `abstract` field, or `survey add "
                          f"--arxiv ID` where it has one")
             lines += first_few([f"no abstract: {line}" for line in self.no_abstract],
@@ -84,5 +81,8 @@ class Report:
         unsure = (f" (the model is unsure of a topic of {self.unsure:,} of the papers added)"
                   if self.unsure else "")
         wait = "waits" if self.waiting == 1 else "wait"
-        lines.append(f"{_n(self.waiting, 'paper')} {wait} in `survey review`{unsure}")
+        one = self.off_site == 1
+        off = (f"; {self.off_site:,} of them, with no topic suggested, {'is' if one else 'are'} not on "
+               f"the site until a person reviews {'it' if one else 'them'}" if self.off_site else "")
+        lines.append(f"{counted(self.waiting, 'paper')} {wait} in `survey review`{unsure}{off}")
         return "\n".join(lines)
