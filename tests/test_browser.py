@@ -1095,6 +1095,15 @@ def test_the_search_page_filters_reviewed_and_suggested_papers(small_base: str, 
     tab.assert_clean()
 
 
+def test_one_result_is_said_in_the_singular(small_base: str, desktop: Tab) -> None:
+    tab, page = desktop, desktop.page
+    goto(tab, small_base + "search/?q=Arithmetic")
+    page.locator(".survey-result__link").first.wait_for()
+    page.wait_for_function("!/so far/.test(document.querySelector('.survey-search__status').textContent)")
+    assert page.locator(".survey-search__status").inner_text() == '1 paper matches "Arithmetic"'
+    tab.assert_clean()
+
+
 # --- a paper browser for readers (issue 34) ------------------------------------------------------
 
 # Where the entries of a list page sit: each entry's top and bottom, and the viewport's height.

@@ -564,7 +564,7 @@
           results.replaceChildren();
           var what = (n === 1 ? "1 paper" : n + " papers") + (view.waiting ? " so far" : "");
           if (state.filters.author) what += " by " + state.filters.author.join(" or ");
-          var status = words ? what + " match " + JSON.stringify(words) + (state.sort === "newest" ? ", newest first" : "")
+          var status = words ? what + (n === 1 ? " matches " : " match ") + JSON.stringify(words) + (state.sort === "newest" ? ", newest first" : "")
             : what + ", newest first";
           if (view.waiting) {
             status += " (searching " + view.waiting + " more part" + (view.waiting > 1 ? "s" : "") + " of the index…)";

@@ -10,7 +10,7 @@ link), until a person keeps it (none of the four topics, or a topic) or rejects 
 person reviewed as none of the four is published under Other as before.
 
 A survey that wants every paper on its site sets `publish_waiting: true` in the survey plugin's
-options of mkdocs.yml (docs/architecture.md).
+options of mkdocs.yml (docs/topic-boundaries.md, "Papers that wait for a curator").
 """
 
 from __future__ import annotations
