@@ -5,6 +5,7 @@ import http.server
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -310,9 +311,16 @@ def replace_in(path: Path, old: str, new: str, count: int = -1) -> Path:
 
 
 def plugin_option(project: Path, line: str) -> None:
-    """Add an option line (`key: value`) to the survey plugin of the project's mkdocs.yml."""
+    """Set an option (`key: value`) of the survey plugin in the project's mkdocs.yml: the line of
+    that key replaced, or one added."""
+    key = line.split(":", 1)[0]
+    config = project / "mkdocs.yml"
+    found = re.search(rf"^      {re.escape(key)}:.*$", config.read_text(encoding="utf-8"), re.M)
+    if found:
+        replace_in(config, found.group(0) + "\n", f"      {line}\n", 1)
+        return
     anchor = "      templates: templates\n"
-    replace_in(project / "mkdocs.yml", anchor, anchor + f"      {line}\n")
+    replace_in(config, anchor, anchor + f"      {line}\n")
 
 
 def mkdocs_build(project: Path, site: Path | None = None) -> Path:

@@ -42,7 +42,7 @@ def test_the_search_entry_holds_what_a_result_shows() -> None:
     entry = json.loads(search_entry(suggested, names.__getitem__, lambda t: t.upper(), "other"))
     assert entry == {"authors": ["A", "B", "C"], "more": True, "date": "7\u00a0Feb\u00a02025",
                      "venue": "arXiv", "code": "https://github.com/a/b",
-                     "topics": [["serving", "Serving", "0.85"]], "lead": 5, "suggested": True,
+                     "topics": [["serving", "Serving", "85%"]], "lead": 5, "suggested": True,
                      "tags": [["fp8", "FP8"]]}
     reviewed = paper(curated=["topics"])
     assert json.loads(search_entry(reviewed, names.__getitem__, str, "other")) == {

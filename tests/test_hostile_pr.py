@@ -196,7 +196,8 @@ def test_the_same_pull_request_without_the_artifact_passes_ci(
     """The runner above is real: a pull request that adds a paper passes both workflows."""
     def add_paper(repo: Path) -> None:
         (repo / "corpus" / "papers" / "a-new-paper.yaml").write_text(
-            "slug: a-new-paper\ntitle: A New Paper\nabstract: We shard checkpoints.\ntopics: []\ntags: []\n",
+            "slug: a-new-paper\ntitle: A New Paper\nabstract: We shard checkpoints.\ntopics: []\ntags: []\n"
+            "curated: [topics]\n",  # reviewed as none of the four: on the site
             encoding="utf-8")
 
     checkout = pull_request(origin, tmp_path, add_paper)

@@ -114,12 +114,12 @@ def test_taking_in_from_a_recorded_feed_reports_the_listing_it_extends(corpus: P
     feed = hf_feed(tmp_path / "c.json", SERVING, TEXTILES)
     first = survey("import", feed, "--on-topic", "--left-out", str(tmp_path / "l1.csv"),
                    "--corpus", str(corpus))
-    assert first.returncode == 0 and "(1 entries)" in first.stdout, first.stdout + first.stderr
+    assert first.returncode == 0 and "(1 entry)" in first.stdout, first.stdout + first.stderr
     again = survey("import", feed, hf_feed(tmp_path / "a.json", BIRDS), "--on-topic", "--take", "2603.00011",
                    "--left-out", str(tmp_path / "l2.csv"), "--corpus", str(corpus))
     assert again.returncode == 0, again.stderr
     recorded = [line for line in again.stdout.splitlines() if line.startswith("listing recorded")]
-    assert len(recorded) == 1 and recorded[0].endswith("(1 entries taken in)"), again.stdout
+    assert len(recorded) == 1 and recorded[0].endswith("(1 entry taken in)"), again.stdout
     third = survey("import", feed, "--on-topic", "--take", "2603.00011", "--corpus", str(corpus))
     assert third.returncode == 0, third.stderr
     assert "taken in" not in third.stdout and "files written: 0" in third.stdout, third.stdout

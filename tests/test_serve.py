@@ -99,6 +99,17 @@ def test_incremental_rebuilds_equal_a_clean_build(
     assert not (served / "papers" / "a-new-paper").exists()
     assert _differences(mkdocs_build(project, tmp_path / "clean4"), served) == []
 
+    # A paper whose review is undone, with no topic suggested, waits for a curator: its page
+    # goes, and its listing's page leaves its entry out; kept again, it is back.
+    reviewed = path.read_text()
+    path.write_text(reviewed.replace("curated:\n- topics\n", "curated:\n", 1))
+    rebuild()
+    assert not (served / "papers" / "rewrite-the-stars").exists()
+    assert _differences(mkdocs_build(project, tmp_path / "clean-waiting"), served) == []
+    path.write_text(reviewed)
+    assert "papers/rewrite-the-stars/index.html" in rebuild()
+    assert _differences(mkdocs_build(project, tmp_path / "clean-kept"), served) == []
+
     # Two edits in quick succession: the second build starts while the first one's index is
     # being written; the newer request wins, and the index in place is the second build's.
     text = path.read_text()

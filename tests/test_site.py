@@ -23,6 +23,7 @@ from bs4 import BeautifulSoup
 from conftest import ROOT, make_corpus, make_project, mkdocs_build, replace_in, soup, survey
 from linkcheck import check_site
 
+from generator.core.settings import mkdocs_config
 from generator.core.tex import tex_text
 from generator.corpus.store import load_corpus
 from generator.site.entries import shown_date
@@ -30,7 +31,7 @@ from generator.site.parts import PART_SIZE, newest_first
 from generator.site.render import Site
 
 CORPUS = load_corpus(ROOT / "corpus")
-SITE_PATH = "/" + yaml.safe_load((ROOT / "mkdocs.yml").read_text())["site_url"].split("/", 3)[3]
+SITE_PATH = "/" + mkdocs_config(ROOT / "mkdocs.yml")["site_url"].split("/", 3)[3]
 
 
 def content(page: BeautifulSoup) -> BeautifulSoup:
@@ -219,9 +220,11 @@ def test_navigation_has_sections_but_no_paper(real_site: Path) -> None:
     assert not any(re.search(r"(^|/)papers/", h) for h in hrefs)
     for topic in [*CORPUS.taxonomy.topic_ids, "other"]:
         assert f"topics/{topic}/" in hrefs
-    # the listings are one entry; the maintainers' pages come last, in their own section
+    # the listings are one entry; the maintainers' pages are not in a reader's navigation
+    # (test_publish: the footer and the contributing page link them)
     assert "listings/" in hrefs and not any(re.search(r"listings/.", h) for h in hrefs)
-    assert hrefs.index("architecture/") > hrefs.index("contributing/") > hrefs.index("about/")
+    assert hrefs.index("contributing/") > hrefs.index("about/")
+    assert "architecture/" not in hrefs and "benchmark/" not in hrefs
     assert "tags/" in hrefs and "contributing/" in hrefs and "about/" in hrefs
 
 
@@ -253,7 +256,7 @@ def test_sitemap_every_page_view_fetches_stays_small_and_the_index_lists_every_p
     """Material's instant navigation fetches sitemap.xml on every page load: it lists the pages
     readers move between, a number set by the taxonomy; search engines get every page from
     sitemap-index.xml."""
-    site_url = yaml.safe_load((ROOT / "mkdocs.yml").read_text())["site_url"]
+    site_url = mkdocs_config(ROOT / "mkdocs.yml")["site_url"]
     pages = sorted(site_url + str(p.parent.relative_to(real_site)) + "/"
                    for p in real_site.rglob("index.html")
                    if p.parent.relative_to(real_site).parts[:1] not in (("assets",), ("pagefind",)))
@@ -397,7 +400,7 @@ def hostile_project(tmp_path: Path) -> tuple[Path, list[tuple[str, str, str]]]:
         "slug": "l", "name": LISTING, "sha256": "0", "source": "hf-json", "origin": "x",
         "entries": [{"paper": "hostile-0", "title": "x"}]}))
     project = make_project(tmp_path, corpus)
-    config = yaml.safe_load((project / "mkdocs.yml").read_text())
+    config = mkdocs_config(project / "mkdocs.yml")
     config["markdown_extensions"] = ALL_EXTENSIONS
     (project / "mkdocs.yml").write_text(yaml.safe_dump(config))
     return project, papers

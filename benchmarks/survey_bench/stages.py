@@ -10,9 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from generator.classify.suggest import suggest
+from generator.core.settings import mkdocs_config
 from generator.corpus.check import (
     check_corpus,
     duplicate_problems,
@@ -104,11 +103,13 @@ def generator_stages(corpus_dir: Path, templates: Path, runs: int) -> dict[str, 
     return out
 
 
-SITE_URL = (yaml.safe_load((SRC / "mkdocs.yml").read_text(encoding="utf-8")) or {}).get("site_url") or ""
+SITE_URL = (mkdocs_config(SRC / "mkdocs.yml") or {}).get("site_url") or ""
 
 
 def make_site(corpus: Any, templates: Path) -> Site:
     """A Site as the plugin makes it (with the site URL where the generator takes one)."""
+    if "publish_waiting" in inspect.signature(Site).parameters:  # every paper: builds.py says why
+        return Site(corpus, templates, site_url=SITE_URL, publish_waiting=True)  # type: ignore[call-arg]
     if "site_url" in inspect.signature(Site).parameters:
         return Site(corpus, templates, site_url=SITE_URL)  # type: ignore[call-arg]
     return Site(corpus, templates)

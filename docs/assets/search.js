@@ -163,7 +163,7 @@
 
   function authorUrl(name) { return new URL("search/?author=" + encodeURIComponent(name), root).href; }
 
-  // "Serving suggested 0.85": the one wording of every page for a topic no person reviewed.
+  // "Serving suggested 85%": the one wording of every page for a topic no person reviewed.
   function topicWords(entry, topic) {
     return entry.suggested ? "suggested" + (topic[2] ? " " + topic[2] : "") : "";
   }
@@ -261,7 +261,7 @@
     }
     var topics = (entry.topics || []).map(function (topic) {
       var words = topicWords(entry, topic);
-      return topic[1] + (words ? " (" + words + ")" : "");
+      return topic[1] + (words ? " " + words : "");
     }).join(", ");
     if (topics) article.appendChild(el("p", "md-search-result__item__facts", topics));
     var teaser = el("p", "md-search-result__item__teaser");
@@ -564,7 +564,7 @@
           results.replaceChildren();
           var what = (n === 1 ? "1 paper" : n + " papers") + (view.waiting ? " so far" : "");
           if (state.filters.author) what += " by " + state.filters.author.join(" or ");
-          var status = words ? what + " match " + JSON.stringify(words) + (state.sort === "newest" ? ", newest first" : "")
+          var status = words ? what + (n === 1 ? " matches " : " match ") + JSON.stringify(words) + (state.sort === "newest" ? ", newest first" : "")
             : what + ", newest first";
           if (view.waiting) {
             status += " (searching " + view.waiting + " more part" + (view.waiting > 1 ? "s" : "") + " of the index…)";

@@ -59,6 +59,8 @@ class SurveyConfig(Config):
     search_index = opt.Type(bool, default=True)
     # Papers per part of the search index (search.PART); tests set a small one.
     search_part_size = opt.Type(int, default=PART)
+    # true: the site publishes the papers that wait for a curator too (corpus/publish.py).
+    publish_waiting = opt.Type(bool, default=False)
 
 
 # `mkdocs serve` loads the configuration, and so a new plugin, for every rebuild: the parsed
@@ -155,7 +157,8 @@ class SurveyPlugin(BasePlugin[SurveyConfig]):
             site = Site(corpus, Path(self.templates_dir), site_url=config.site_url or "",
                         cache=self.incremental.render if self.incremental else None,
                         site_name=config.site_name, edit_url=_edit_url(config),
-                        directory_urls=config.use_directory_urls)
+                        directory_urls=config.use_directory_urls,
+                        publish_waiting=self.config.publish_waiting)
             site.compile_templates()
             pages, others = site.pages(), site.files()
             page_paths, other_paths = sorted(pages, key=page_order), sorted(others)

@@ -219,6 +219,8 @@ def cmd_import(args: argparse.Namespace) -> int:
             write_output(path, mended, what)
     if not args.dry_run:
         importer.write()
+    if read_settings().publish_waiting:  # the site publishes every paper
+        report.off_site = 0
     print(report.summary(None if args.dry_run else str(path)))
     return 0
 
@@ -286,7 +288,8 @@ def cmd_build(args: argparse.Namespace) -> int:
     corpus = load_corpus(args.corpus)
     attach(corpus)
     settings = read_settings(project / "mkdocs.yml")
-    site = Site(corpus, templates, site_url=args.site_url or settings.url, site_name=settings.name)
+    site = Site(corpus, templates, site_url=args.site_url or settings.url, site_name=settings.name,
+                publish_waiting=settings.publish_waiting)
     pages = site.pages()
     out = Path(args.out)
     for rel, text in {**pages, **site.files()}.items():

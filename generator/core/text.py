@@ -187,6 +187,11 @@ def first_sentence(text: str, limit: int = 240) -> str:
     return sentence
 
 
+def counted(count: int, one: str, many: str | None = None) -> str:
+    """A count and its noun, singular for one: '1 paper', '1,264 papers', '2 entries'."""
+    return f"{count:,} {one if count == 1 else many or one + 's'}"
+
+
 def first_few(lines: list[str], more: Callable[[int], str], most: int = 10) -> list[str]:
     """The first `most` lines, then `more(N)` for the N left: thousands of lines of one kind
     would bury every other line of a command's output (the summary after them counts them all)."""

@@ -44,15 +44,23 @@ def venue(paper: Paper) -> str:
     return ""
 
 
+def host(url: str) -> str:
+    """The host a link leads to, as its page shows it beside the link ("Code (github.com)"): what a
+    reader would otherwise see only on hovering ('github.com.evil.example', 'xn--gthub-cta.com')."""
+    parts = urlsplit(url)
+    return f"{parts.hostname or ''}{f':{parts.port}' if parts.port else ''}"
+
+
 def shown_authors(paper: Paper) -> tuple[list[str], bool]:
     """The authors an entry names, and whether "et al." follows them."""
     return paper.authors[:AUTHORS_SHOWN], len(paper.authors) > AUTHORS_SHOWN or paper.et_al
 
 
 def confidence(paper: Paper, topic: str) -> str:
-    """The model's confidence in a suggested topic, as every page writes it ('0.85'), or ''."""
+    """The model's confidence in a suggested topic as every page and search result writes it,
+    a percentage ('85%': "Serving suggested 85%"), or ''."""
     value = paper.confidence.get(topic)
-    return "" if value is None else f"{value:.2f}"
+    return "" if value is None else f"{round(value * 100)}%"
 
 
 def search_entry(paper: Paper, topic_name: Callable[[str], str], tag_name: Callable[[str], str],

@@ -60,7 +60,8 @@ def file_jobs(site: Site) -> list[tuple[str, Callable[[], str]]]:
         jobs.append((f"exports/tags/{tag.id}.bib", partial(
             bib, site.by_tag[tag.id], title=f"{site.name}: tag {tag.name}")))
     for listing in site.listings:
-        papers = [site.corpus.papers[s] for s in dict.fromkeys(e.paper for e in listing.entries)]
+        papers = [site.corpus.papers[s] for s in dict.fromkeys(e.paper for e in listing.entries)
+                  if s in site.corpus.papers]  # not those that wait for a curator
         jobs.append((f"exports/listings/{listing.slug}.bib", partial(
             bib, papers, title=f"{site.name}: {listing.name}")))
     if site.reuse is not None:

@@ -166,9 +166,15 @@ def listing_rows(listing: Listing, papers: dict[str, Paper],
                  listings_of: dict[str, list[tuple[Listing, int]]],
                  directory_urls: bool = True) -> list[dict[str, Any]]:
     """Each entry of a listing: its position, the entry, its paper and the paper's other entries,
-    each with the URL that leads to it from this entry's part (the entries are HTML)."""
-    rows = []
+    each with the URL that leads to it from this entry's part (the entries are HTML). The paper
+    is None where it is not on the site (it waits for a curator: corpus/publish.py): its row
+    keeps its place, so every entry stays on the part its number gives (`entry_link`)."""
+    rows: list[dict[str, Any]] = []
     for position, entry in enumerate(listing.entries, 1):
+        paper = papers.get(entry.paper)
+        if paper is None:
+            rows.append({"position": position, "entry": entry, "paper": None, "elsewhere": []})
+            continue
         here = part_path(f"listings/{listing.slug}", entry_part(position))
         root = root_of(here, directory_urls)
         elsewhere = []
@@ -178,6 +184,5 @@ def listing_rows(listing: Listing, papers: dict[str, Paper],
             there = part_path(f"listings/{li.slug}", entry_part(pos))
             url = "" if there == here else root + page_url(there, directory_urls)
             elsewhere.append((li, pos, f"{url}#entry-{pos}"))
-        rows.append({"position": position, "entry": entry, "paper": papers[entry.paper],
-                     "elsewhere": elsewhere})
+        rows.append({"position": position, "entry": entry, "paper": paper, "elsewhere": elsewhere})
     return rows

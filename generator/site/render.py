@@ -18,9 +18,10 @@ from markupsafe import Markup
 
 from ..core.settings import DEFAULT_NAME
 from ..core.tex import tex_text
-from ..core.text import first_sentence
+from ..core.text import counted, first_sentence
 from ..corpus.export import bibtex, bibtex_keys
 from ..corpus.model import Listing, Paper
+from ..corpus.publish import published
 from ..corpus.store import Corpus
 from ..corpus.taxonomy import OTHER, Tag, Topic
 from . import entries
@@ -61,8 +62,12 @@ OTHER_TOPIC = Topic(
 class Site:
     def __init__(self, corpus: Corpus, templates: Path, site_url: str = "",
                  site_name: str = DEFAULT_NAME, cache: RenderCache | None = None,
-                 edit_url: Callable[[str], str] | None = None, directory_urls: bool = True) -> None:
-        self.corpus = corpus
+                 edit_url: Callable[[str], str] | None = None, directory_urls: bool = True,
+                 publish_waiting: bool = False) -> None:
+        # The papers that wait for a curator are left out of everything the site shows
+        # (corpus/publish.py), unless mkdocs.yml publishes them; `waiting` counts them.
+        self.corpus, self.waiting = (corpus, 0) if publish_waiting else published(corpus)
+        corpus = self.corpus
         # What MkDocs's use_directory_urls makes of a page's URL: the lists' entries are HTML
         # (templates/_entry.html.j2), whose links are URLs, not Markdown paths MkDocs rewrites.
         self.directory_urls = directory_urls
@@ -95,9 +100,11 @@ class Site:
         self.env.filters.update(first_sentence=first_sentence, url=external_url, trusted=trusted,
                                 tex=tex_markup, tex_text=tex_text, shown_date=entries.shown_date,
                                 linked=partial(tex_markup, render=linked_text), href=href)
+        self.env.filters["count"] = counted  # '1 paper', '2 papers': `{{ n | count("paper") }}`
         self.env.globals.update(front_matter=self._front_matter, search_url=_search_url,
                                 shown_authors=entries.shown_authors, venue=entries.venue,
-                                confidence=entries.confidence, search_entry=self._search_entry)
+                                confidence=entries.confidence, search_entry=self._search_entry,
+                                host=entries.host)
         tax = corpus.taxonomy
         self.topics: list[Topic] = [*tax.topics, OTHER_TOPIC]
         self._topic_names: dict[str, str] = {}
@@ -176,12 +183,13 @@ class Site:
             rows = listing_rows(listing, self.corpus.papers, self.listings_of, self.directory_urls)
             # What every part says of the whole listing, counted once rather than on each part.
             shared = sum(1 for r in rows if r["elsewhere"])
-            citable = self.citable(self._listed_papers(rows))
+            listed = self._listed_papers(rows)
+            citable, waiting = (len(listed), self.citable(listed)), sum(r["paper"] is None for r in rows)
             reuse = self.reuse
-            whole = reuse.listing_key(listing, rows, shared, citable) if reuse is not None else None
+            whole = reuse.listing_key(listing, rows, shared, citable, waiting) if reuse is not None else None
             for part in split(rows, f"listings/{listing.slug}"):
                 job = partial(render, "listing.md.j2", listing=listing, part=part, rows=rows,
-                              shared=shared, citable=citable)
+                              shared=shared, citable=citable, waiting=waiting)
                 if reuse is not None:
                     key = partial(reuse.listing_part_key, whole, part)
                     job = partial(reuse.list_part, part.path, key, job)
@@ -227,8 +235,8 @@ class Site:
 
     @staticmethod
     def _listed_papers(rows: list[dict[str, Any]]) -> list[Paper]:
-        """The papers of a listing's rows, each once."""
-        return list({r["paper"].slug: r["paper"] for r in rows}.values())
+        """The papers of a listing's rows on the site, each once."""
+        return list({r["paper"].slug: r["paper"] for r in rows if r["paper"] is not None}.values())
 
     def bibtex(self, paper: Paper) -> str | None:
         """The paper's BibTeX entry with its key in this site, or None when it cannot be cited."""

@@ -125,14 +125,15 @@ class Reuse:
         return text
 
     @staticmethod
-    def listing_key(listing: Listing, rows: list[dict[str, Any]], shared: int, citable: int) -> Any:
+    def listing_key(listing: Listing, rows: list[dict[str, Any]], shared: int, citable: tuple[int, int],
+                    waiting: int) -> Any:
         """What every part of a listing's page shows of the listing as a whole."""
         return (listing.slug, listing.name, listing.description, listing.origin, listing.source,
-                listing.date, listing.imported, listing.url, len(rows), shared, citable)
+                listing.date, listing.imported, listing.url, len(rows), shared, citable, waiting)
 
     def listing_part_key(self, whole: Any, part: Part[dict[str, Any]]) -> Any:
         return (whole, _part_key(part), tuple(
-            (r["position"], r["entry"].title, self.facts[r["paper"].slug],
+            (r["position"], r["entry"].title, r["paper"] and self.facts[r["paper"].slug],
              tuple((li.slug, li.name, pos, href) for li, pos, href in r["elsewhere"]))
             for r in part.items))
 

@@ -22,6 +22,7 @@ from ..core.text import shown_path, squash
 from ..corpus.fields import ARXIV_ID, is_arxiv, strip_version
 from ..corpus.first import put_first
 from ..corpus.model import CURATABLE, Paper
+from ..corpus.publish import waits
 from ..corpus.store import load_corpus, paper_text
 from ..corpus.writes import validate, write_files
 from .dedupe import Index
@@ -156,18 +157,26 @@ def run_add(args: argparse.Namespace, today: str) -> int:
         sys.stdout.write(text)
         return 0
     print(f"wrote {path}" + (f" (back from the papers {why(gone)})" if gone is not None else ""))
+    settings = read_settings()
+    # A paper the model places in no topic and no person reviewed is not on the site until a
+    # person decides it (corpus/publish.py): its page's addresses hold once it is reviewed.
+    off_site = waits(paper) and not settings.publish_waiting
     how = " (yours)" if "topics" in paper.curated else f" (suggested; see survey explain {paper.slug})"
-    print(f"topics: {', '.join(paper.topics) or '(none: listed under Other)'}{how}")
+    if off_site:
+        print(f"topics: none suggested (see survey explain {paper.slug}): the paper is not on the site "
+              f"until a person reviews it")
+    else:
+        print(f"topics: {', '.join(paper.topics) or '(none: listed under Other)'}{how}")
     if "topics" not in paper.curated and suggestion.uncertain:
         unsure = ", ".join(f"{v.id} {v.confidence:.2f}" for v in suggestion.uncertain)
         print(f"review: the model is unsure of {unsure}; read the abstract and fix `topics` if needed")
     print(f"tags: {', '.join(paper.tags) or '(none)'}")
     # The published address, and where `mkdocs serve` shows the page now, the next step a
     # contributor takes (MkDocs's default address, under site_url's path).
-    url = read_settings().url
-    print(f"page: {url}{paper.path}")
+    url, once = settings.url, " (once reviewed)" if off_site else ""
+    print(f"page{once}: {url}{paper.path}")
     local = f"http://127.0.0.1:8000{urllib.parse.urlsplit(url).path or '/'}{paper.path}"
-    print(f"preview: {local} (mkdocs serve --dirty)")
+    print(f"preview{once}: {local} (mkdocs serve --dirty)")
     if "topics" not in paper.curated:
         put_first(corpus.root, [paper.slug])
         print(f"decide its topics now: {review_command(paper.slug, shown_path(corpus.root))} (it is first "

@@ -21,9 +21,10 @@ from ..classify.derived import keep_written
 from ..classify.model import GATE
 from ..classify.suggest import Brief, Suggestion, suggest, suggest_all
 from ..core.errors import SurveyError
-from ..core.text import first_sentence, match_key, shown_path, slugify
+from ..core.text import counted, first_sentence, match_key, shown_path, slugify
 from ..corpus.first import put_first
 from ..corpus.model import Entry, Listing, Paper
+from ..corpus.publish import waits
 from ..corpus.rejected import REJECTED_FILE
 from ..corpus.store import Corpus, listing_text, paper_text
 from ..corpus.taxonomy import Taxonomy
@@ -161,6 +162,7 @@ class Importer:
         self.report.listings = self._listing_lines()
         self.report.updated = len(set(self.changed) - set(self.report.added))
         self.report.waiting = sum(not p.topics_reviewed for p in self.papers.values())
+        self.report.off_site = sum(waits(p) for p in self.papers.values())
         return self.report
 
     def _listing_lines(self) -> list[str]:
@@ -170,9 +172,10 @@ class Importer:
         for slug, listing in self.new_listings.items():
             before = self.corpus.listings.get(slug)
             if before is None:
-                lines.append(f"{slug} ({len(listing.entries)} entries)")
+                lines.append(f"{slug} ({counted(len(listing.entries), 'entry', 'entries')})")
             else:
-                lines.append(f"{slug} ({len(listing.entries) - len(before.entries)} entries taken in)")
+                taken = len(listing.entries) - len(before.entries)
+                lines.append(f"{slug} ({counted(taken, 'entry', 'entries')} taken in)")
         return lines
 
     def _screen(self, source: Source, progress: Callable[[int, int], None] | None) -> set[int]:

@@ -13,7 +13,7 @@ import shlex
 from collections import Counter
 from dataclasses import dataclass, field
 
-from ..core.text import first_few
+from ..core.text import counted, first_few
 from .scope import LeftOut
 
 _HOW = {"arxiv": "same arXiv id", "title": "same title", "abstract": "same abstract",
@@ -24,7 +24,7 @@ def _rejected_lines(skipped: list[tuple[str, str, str]], file: str) -> list[str]
     """The entries skipped as rejected earlier, each with the rejected entry that skipped it; and
     each rejected entry that skipped more than one paper, which is one paper's: one entry may
     hold the titles of any papers, and keep them all out unnamed (audit J2)."""
-    lines = [f"rejected earlier: {_n(len(skipped), 'paper')}, skipped ({file})"]
+    lines = [f"rejected earlier: {counted(len(skipped), 'paper')}, skipped ({file})"]
     lines += first_few([f"rejected earlier: {label}: as {slug} of {file} ({_HOW.get(how, how)})"
                         for label, slug, how in skipped],
                        lambda left: f"rejected earlier: and {left:,} more papers")
@@ -38,10 +38,6 @@ def _rejected_lines(skipped: list[tuple[str, str, str]], file: str) -> list[str]
 def review_command(slug: str, corpus: str) -> str:
     """The command that reviews one paper now, as it is typed here (corpus: its folder as shown)."""
     return f"survey review {slug}" + ("" if corpus == "corpus" else f" --corpus {shlex.quote(corpus)}")
-
-
-def _n(count: int, one: str, many: str | None = None) -> str:
-    return f"{count:,} {one if count == 1 else many or one + 's'}"
 
 
 @dataclass
@@ -66,6 +62,7 @@ class Report:
     maybe_added: int = 0  # lines of `review` naming a paper added as a possible duplicate
     notes: list[str] = field(default_factory=list)  # what the readers read differently
     waiting: int = 0  # papers of the corpus whose topics no person has confirmed, once written
+    off_site: int = 0  # of those, the ones the site leaves out until a person keeps them (corpus/publish.py)
     corpus: str = "corpus"  # the corpus folder, as a command given here names it
 
     def summary(self, left_out_file: str | None = None) -> str:
@@ -79,12 +76,12 @@ class Report:
         if self.left_out:
             where = f": {left_out_file}, with the command that takes each in" if left_out_file else (
                 " (not written: --dry-run)")
-            lines.append(f"left out by --on-topic, no topic likely: {_n(len(self.left_out), 'paper')}"
+            lines.append(f"left out by --on-topic, no topic likely: {counted(len(self.left_out), 'paper')}"
                          + where)
         if self.refused:
             where = f": {left_out_file}" if left_out_file else " (not written: --dry-run)"
             lines.append(f"left out, as `survey check` would refuse them: "
-                         f"{_n(len(self.refused), 'entry', 'entries')}{where}")
+                         f"{counted(len(self.refused), 'entry', 'entries')}{where}")
             lines += first_few([f"left out: {item.why}" for item in self.refused],
                                lambda left: f"left out: and {left:,} more entries")
         if self.rejected:
@@ -97,7 +94,7 @@ class Report:
                          "imports skip it); if not, nothing is to be done")
         if self.no_abstract:
             n = len(self.no_abstract)
-            lines.append(f"not imported: {_n(n, 'entry', 'entries')} without an abstract, which `survey "
+            lines.append(f"not imported: {counted(n, 'entry', 'entries')} without an abstract, which `survey "
                          f"check` requires of a paper; give the entry an `abstract` field, or `survey add "
                          f"--arxiv ID` where it has one")
             lines += first_few([f"no abstract: {line}" for line in self.no_abstract],
@@ -111,5 +108,8 @@ class Report:
         unsure = (f" (the model is unsure of a topic of {self.unsure:,} of the papers added)"
                   if self.unsure else "")
         wait = "waits" if self.waiting == 1 else "wait"
-        lines.append(f"{_n(self.waiting, 'paper')} {wait} in `survey review`{unsure}")
+        one = self.off_site == 1
+        off = (f"; {self.off_site:,} of them, with no topic suggested, {'is' if one else 'are'} not on "
+               f"the site until a person reviews {'it' if one else 'them'}" if self.off_site else "")
+        lines.append(f"{counted(self.waiting, 'paper')} {wait} in `survey review`{unsure}{off}")
         return "\n".join(lines)
