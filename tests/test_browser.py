@@ -33,6 +33,7 @@ import pytest
 import yaml
 from conftest import ROOT, make_corpus, make_project, mkdocs_build
 
+from generator.core.tex import tex_text
 from generator.corpus.store import load_corpus
 from generator.site.pagefind_data import _read as read_pagefind
 from generator.site.search import LIST_FOLDERS, MANIFEST, build_index, plan_parts
@@ -689,6 +690,105 @@ def test_a_hostile_author_name_finds_its_one_paper(
         result = page.locator("li.survey-result").first
         assert result.locator(".survey-result__link").inner_text() == tex_text(title), slug
         assert result.locator(".survey-result__facts a").inner_text() == name, slug
+    assert tab.dialogs == []
+    tab.assert_clean()
+
+
+# --- a paper by its id (issue 43) ----------------------------------------------------------------
+
+ARXIV_PAPER = next(p for p in sorted(CORPUS_PAPERS, key=lambda p: p.slug) if p.arxiv and len(p.arxiv) == 10)
+QUICK_LINKS = "#survey-quick-results a"
+STATUS = ".survey-search__status"
+
+
+def id_forms(arxiv: str) -> list[str]:
+    """An arXiv id as readers paste it: bare, with its prefix or a version, arXiv's URLs (abs,
+    pdf, html), arXiv's DOI of it, a Hugging Face Papers URL."""
+    return [arxiv, f"arXiv:{arxiv}", f"arxiv {arxiv}v2", f"https://arxiv.org/abs/{arxiv}v1",
+            f"https://arxiv.org/pdf/{arxiv}v2.pdf", f"arxiv.org/html/{arxiv}v3",
+            f"https://doi.org/10.48550/arXiv.{arxiv}", f"https://huggingface.co/papers/{arxiv}"]
+
+
+def quick_id(page: Page, query: str, meta: str) -> list[str]:
+    """Type a query into the header's box and wait for the box to say `meta`; the links it lists."""
+    box = page.locator("[data-survey-search] input[name=q]")
+    box.fill("")
+    box.fill(query)
+    page.wait_for_function("([m, t]) => document.querySelector(m).textContent === t", arg=[QUICK_META, meta])
+    return page.eval_on_selector_all(QUICK_LINKS, "links => links.map(a => a.href)")
+
+
+def open_quick_box(page: Page, phone: bool) -> None:
+    if phone:
+        page.locator("label.md-header__button[for=__search]").click()
+    else:
+        page.keyboard.press("/")
+    page.wait_for_function("document.activeElement && document.activeElement.name === 'q'")
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_an_arxiv_id_as_readers_paste_it_opens_its_paper(
+        site_base: str, chromium: Browser, viewport: dict[str, int]) -> None:
+    """Issue 43: "2504.11651" in the search boxes listed papers that matched "250" (MI250X), not
+    the paper. Now each form of a paper's id gives that paper alone, in the header's box (Enter
+    opens it) and on the search page."""
+    phone = viewport is PHONE
+    paper, arxiv = ARXIV_PAPER, ARXIV_PAPER.arxiv
+    want = f"The paper with arXiv id {arxiv}"
+    with open_tab(chromium, viewport, is_mobile=phone, has_touch=phone) as tab:
+        page = tab.page
+        goto(tab, site_base)
+        open_quick_box(page, phone)
+        for query in id_forms(arxiv):
+            assert quick_id(page, query, want) == [site_base + f"papers/{paper.slug}/"], query
+            title = page.locator("#survey-quick-results .md-search-result__item__title")
+            assert title.inner_text() == tex_text(paper.title), query
+        page.keyboard.press("Enter")
+        landed(tab, site_base, f"papers/{paper.slug}/", tex_text(paper.title))
+        for query in id_forms(arxiv):
+            goto(tab, site_base + "search/?q=" + quote(query))
+            page.wait_for_function(f"(t) => document.querySelector('{STATUS}').textContent === t", arg=want)
+            assert result_slugs(page) == [paper.slug], query
+            assert not page.locator(".survey-search__filters").is_visible()  # no filter applies to an id
+        tab.assert_clean()
+
+
+def test_an_id_the_survey_lacks_says_so_and_links_where_it_is(site_base: str, small_base: str,
+                                                              desktop: Tab) -> None:
+    """An id of no paper of the survey lists no near miss: the boxes say the survey lacks it and
+    link arXiv's page of it (or doi.org's); Enter then opens the search page, which says the same.
+    An id still being typed says what an id looks like. A DOI of a paper's link finds it, in any case."""
+    from conftest import HOSTILE_DOI_LINK, HOSTILE_SLUG, HOSTILE_TITLE
+
+    tab, page = desktop, desktop.page
+    goto(tab, site_base)
+    open_quick_box(page, False)
+    for query, said, away in (
+            ("2504.99999", "arXiv id 2504.99999", "https://arxiv.org/abs/2504.99999"),
+            ("arXiv:cs/0112017v1", "arXiv id cs/0112017", "https://arxiv.org/abs/cs/0112017"),
+            ("math.GT/0309136", "arXiv id math/0309136", "https://arxiv.org/abs/math/0309136"),
+            ("doi:10.1145/0000000.1111111", "DOI 10.1145/0000000.1111111", "https://doi.org/10.1145/0000000.1111111")):
+        assert quick_id(page, query, f"No paper with {said} in the survey") == [away], query
+    hint = "An arXiv id: four digits, a dot and five digits, like 2504.11651"
+    assert quick_id(page, "2504.1165", hint) == []
+    quick_id(page, "2504.99999", "No paper with arXiv id 2504.99999 in the survey")
+    page.keyboard.press("Enter")
+    page.wait_for_url(re.compile(r"/search/\?q=2504\.99999$"))
+    status = page.locator(".survey-search__status")
+    page.wait_for_function(f"() => /^No paper/.test(document.querySelector('{STATUS}').textContent)")
+    assert status.inner_text() == "No paper with arXiv id 2504.99999 in the survey."
+    assert page.locator(".survey-search__away a").get_attribute("href") == "https://arxiv.org/abs/2504.99999"
+    assert page.locator(".survey-result").count() == 0
+    # a DOI, from a paper's link, in other case and as a doi.org URL
+    goto(tab, small_base)
+    open_quick_box(page, False)
+    doi = HOSTILE_DOI_LINK.removeprefix("https://doi.org/")
+    for query in (doi.lower(), HOSTILE_DOI_LINK, f"DOI: {doi.upper()}"):
+        typed = query.removeprefix("DOI: ").removeprefix("https://doi.org/")
+        found = quick_id(page, query, f"The paper with DOI {typed}")
+        assert found == [small_base + f"papers/{HOSTILE_SLUG}/"], query
+        title = page.locator("#survey-quick-results .md-search-result__item__title")
+        assert title.inner_text() == tex_text(HOSTILE_TITLE)  # the corpus's text, never markup
     assert tab.dialogs == []
     tab.assert_clean()
 

@@ -245,6 +245,48 @@ def test_search_index_covers_every_paper_with_its_facets(real_site: Path) -> Non
         assert not soup(real_site / generated).select("[data-pagefind-body]"), generated
 
 
+def test_every_paper_with_an_id_is_in_its_id_file(real_site: Path) -> None:
+    """The search box finds a paper by its arXiv id in one small file (site/ids.py): each paper
+    with an id is under it in the file its id names, with its page, title and entry; every file
+    is there (no 404 for an id the survey lacks), none holds a paper under another file's key."""
+    from generator.site.ids import BUCKETS, bucket, path
+
+    files = {n: json.loads((real_site / path(n)).read_text(encoding="utf-8")) for n in range(BUCKETS)}
+    assert len(list((real_site / "ids").iterdir())) == BUCKETS
+    with_id = [p for p in CORPUS.sorted_papers() if p.arxiv]
+    assert len(with_id) > 20
+    for paper in with_id:
+        url, title, entry = files[bucket(paper.arxiv)][paper.arxiv]
+        assert (url, title) == (f"papers/{paper.slug}/", tex_text(paper.title))
+        assert (real_site / url / "index.html").exists()
+        page = soup(real_site / url / "index.html")
+        assert entry == json.loads(page.select_one("[data-pagefind-meta=entry]").get_text())
+    assert sum(len(held) for held in files.values()) == len(with_id)
+    assert all(bucket(key) == n for n, held in files.items() for key in held)
+
+
+@pytest.mark.parametrize(("link", "doi"), [
+    ("https://doi.org/10.1145/3458817.3476205", "10.1145/3458817.3476205"),
+    ("https://dx.doi.org/10.1109/SC41405.2020.00024", "10.1109/sc41405.2020.00024"),
+    ("https://dl.acm.org/doi/abs/10.1145/3600006.3613165", "10.1145/3600006.3613165"),
+    ("https://dl.acm.org/doi/pdf/10.1145/3600006.3613165", "10.1145/3600006.3613165"),
+    ("https://link.springer.com/chapter/10.1007/978-3-031-32041-5_1", "10.1007/978-3-031-32041-5_1"),
+    ("https://doi.org/10.1000/a%2Fb?x=1#y", "10.1000/a/b"),
+    ("https://arxiv.org/abs/2504.11651", None),
+    ("https://proceedings.mlsys.org/paper/2022/hash/x.html", None),
+])
+def test_a_paper_s_doi_is_read_from_its_link(link: str, doi: str | None) -> None:
+    from generator.corpus.model import Paper
+    from generator.site.ids import doi as doi_of
+    from generator.site.ids import keys
+
+    paper = Paper(slug="p", title="T", abstract="A", links={"paper": link}, arxiv="2504.11651")
+    assert doi_of(paper) == doi
+    assert keys(paper) == ["2504.11651", *([doi] if doi else [])]
+    old = Paper(slug="q", title="T", abstract="A", arxiv="math.GT/0309136")
+    assert keys(old) == ["math/0309136"]  # as arXiv's links and search.js write it
+
+
 def sitemap_locs(path: Path) -> list[str]:
     return re.findall(r"<loc>([^<]*)</loc>", path.read_text(encoding="utf-8"))
 

@@ -26,6 +26,7 @@ from ..corpus.taxonomy import OTHER, Tag, Topic
 from . import entries
 from .files import file_jobs
 from .frontmatter import front_matter
+from .ids import id_files
 from .markup import external_url, finalize, href, html_attr, linked_text, trusted
 from .mathml import tex_markup
 from .nav import NavItem, edit_targets, nav_paths, navigation
@@ -277,8 +278,11 @@ class Site:
         return out
 
     def files(self) -> dict[str, str]:
-        """The other generated files: Atom feeds and the corpus exports."""
-        return {path: job() for path, job in file_jobs(self)}
+        """The other generated files: Atom feeds, the corpus exports, and the papers by their ids
+        for the search box (ids.py)."""
+        out = {path: job() for path, job in file_jobs(self)}
+        out.update(id_files(self.papers, lambda p: self.url(f"papers/{p.slug}.md"), self._search_entry))
+        return out
 
     def citable(self, papers: list[Paper]) -> int:
         """How many of these papers have a BibTeX entry."""
