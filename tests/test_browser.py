@@ -57,6 +57,7 @@ ZERO = "zero-infinity-breaking-the-gpu-memory-wall-for-extreme-scale"
 ZERO_TITLE = "ZeRO-Infinity: Breaking the GPU Memory Wall for Extreme Scale Deep Learning"
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "[::1]", "::1"}
 CORPUS_PAPERS = list(load_corpus(ROOT / "corpus").papers.values())
+TAXONOMY = load_corpus(ROOT / "corpus").taxonomy
 
 
 def chromium_path() -> Path | None:
@@ -548,11 +549,19 @@ def test_words_typed_before_the_search_script_ran_are_searched(site_base: str, d
     tab.assert_clean()
 
 
+# The facets once the search has counted them for its view (before, the page's own, as built).
+COUNTED = ".survey-search__facets:not([data-built]) .survey-facet__count"
+BUILT_COUNTS = """() => [...document.querySelectorAll(".survey-facet__value")].map(label => [
+    label.querySelector("input").name, label.querySelector("input").value,
+    label.querySelector("input").checked, label.querySelector(".survey-facet__count").textContent])"""
+
+
 def test_the_search_page_shows_results_before_the_counts(
         site_base: str, real_site: Path, desktop: Tab) -> None:
     """The facets' counts need every filter chunk of the index; the results only the words' and
-    the topics' (papers only): with the other filter chunks held back, the results show, and the
-    counts come when the chunks arrive."""
+    the topics' (papers only): with the other filter chunks held back, the results show beside
+    the filters as built (the whole survey's values and counts: the box was empty for seconds,
+    issue 43), and the counts of the view come when the chunks arrive."""
     tab, page = desktop, desktop.page
     bundle = real_site / "pagefind"
     entry = json.loads((bundle / "pagefind-entry.json").read_text())
@@ -565,11 +574,18 @@ def test_the_search_page_shows_results_before_the_counts(
     page.locator(".survey-result__link").first.wait_for()
     assert result_count(page) > 1
     assert held, "the counts ask for the filter chunks"
-    assert page.locator(".survey-facet__count").count() == 0
+    built = page.evaluate(BUILT_COUNTS)
+    topics = Counter(name for p in CORPUS_PAPERS for name in
+                     ([TAXONOMY.topic(t).name for t in p.topics] or ["Other"]))
+    assert [(v, int(n)) for name, v, _, n in built if name == "topic"] == sorted(
+        topics.items(), key=lambda item: (-item[1], item[0]))
+    assert [v for name, v, _, _ in built if name == "year"][-1] == "no date"
+    assert page.locator(".survey-search__facets[data-built]").count() == 1
     for route in held:
         route.continue_()
-    page.locator(".survey-facet__count").first.wait_for()
-    assert page.locator(".survey-facet input[name=topic]").count() > 1
+    page.locator(COUNTED).first.wait_for()
+    counted = page.evaluate(BUILT_COUNTS)
+    assert [row for row in counted if row[0] == "topic"] != [row for row in built if row[0] == "topic"]
     tab.assert_clean()
 
 
@@ -591,7 +607,7 @@ def test_a_filter_narrows_the_results_and_its_url_reloads_the_view(site_base: st
     tab, page = desktop, desktop.page
     goto(tab, site_base + "search/?q=pipeline")
     page.locator(".survey-result__link").first.wait_for()
-    page.locator(".survey-facet__count").first.wait_for()  # counts come after the results
+    page.locator(COUNTED).first.wait_for()  # counts come after the results
     everything = result_count(page)
     serving = page.locator(".survey-facet input[name=topic][value=Serving]")
     expected = int(serving.locator("xpath=following-sibling::span[2]").inner_text())
@@ -614,7 +630,7 @@ def test_a_filter_narrows_the_results_and_its_url_reloads_the_view(site_base: st
     page.locator(".survey-result__link").first.wait_for()
     assert result_count(page) == len([p for p in CORPUS_PAPERS if "kernels" in p.topics])
     # the search page draws the results first and the facet counts after them
-    page.wait_for_function("document.querySelectorAll('.survey-facet__count').length > 4")
+    page.wait_for_function(f"document.querySelectorAll('{COUNTED}').length > 4")
     tab.assert_clean()
 
 
@@ -852,7 +868,7 @@ def test_the_quick_box_searches_part_1_first_then_finds_a_paper_of_the_last_part
 
 
 def facet_counts(page: Page) -> dict[tuple[str, str], int]:
-    page.wait_for_function("""() => document.querySelectorAll('.survey-facet__count').length > 0
+    page.wait_for_function(f"""() => document.querySelectorAll('{COUNTED}').length > 0
         && !/so far/.test(document.querySelector('.survey-search__status').textContent)""")
     rows = page.eval_on_selector_all(".survey-facet__value", """labels => labels.map(label => [
         label.querySelector("input").name, label.querySelector("input").value,
@@ -1182,7 +1198,7 @@ def test_the_search_page_filters_reviewed_and_suggested_papers(small_base: str, 
     assert result_count(page) == len(SUGGESTED) + 1  # and the hostile paper
     for result in page.locator("li.survey-result").all():
         assert "suggested" in result.locator(".survey-result__chips").inner_text()
-    page.locator(".survey-facet__count").first.wait_for()
+    page.locator(COUNTED).first.wait_for()
     legends = page.locator(".survey-facet__name").all_inner_texts()
     assert "Topics reviewed" in legends
     chosen = page.locator(".survey-facet input[name=review][value=suggested]")
@@ -1313,7 +1329,7 @@ def test_a_ticked_facet_keeps_its_values_and_the_boxes_say_what_is_on(
         assert page.locator("#survey-search-sort").input_value() == "newest"
         assert page.locator(".survey-search__status").inner_text().endswith("newest first")
         reviewed = page.locator(".survey-facet input[name=review][value=reviewed]")
-        reviewed.wait_for(state="attached")
+        page.locator(COUNTED).first.wait_for(state="attached")
         assert reviewed.locator("xpath=following-sibling::span[2]").text_content() == str(len(REVIEWED))
         summary.click()
         reviewed.check()
@@ -1325,6 +1341,75 @@ def test_a_ticked_facet_keeps_its_values_and_the_boxes_say_what_is_on(
         page.locator(".survey-result__link").first.wait_for()
         assert page.locator("#survey-search-sort").input_value() == ""
         assert page.locator(".survey-search__filters > summary").inner_text() == "Filters"
+        tab.assert_clean()
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_a_topic_s_papers_of_a_year_are_two_taps_from_home(
+        site_base: str, chromium: Browser, viewport: dict[str, int]) -> None:
+    """Issue 43 (task 12 of the usability test): the papers of 2024 in Parallelism took five taps
+    on a phone. Now: the topic, then its year, on the first screen; the chart's years lead there
+    too (and Material's instant navigation takes those SVG links without an error)."""
+    phone = viewport is PHONE
+    theirs = [p for p in CORPUS_PAPERS if "parallelism" in p.topics and p.year == "2024"]
+    assert len(theirs) > 1
+    with open_tab(chromium, viewport, is_mobile=phone, has_touch=phone) as tab:
+        page = tab.page
+        goto(tab, site_base)
+        mark_document(page)
+        topic = page.locator("article li.survey-topic-entry > a", has_text=re.compile(r"^Parallelism$"))
+        topic.click()
+        landed(tab, site_base, "topics/parallelism/", "Parallelism")
+        year = page.locator("article p.survey-years a", has_text=re.compile(r"^2024$"))
+        box = year.bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= viewport["width"]
+        assert box["y"] + box["height"] <= viewport["height"]  # on the first screen, no scroll
+        year.click()
+        page.wait_for_url(re.compile(r"/search/\?topic=Parallelism&year=2024$"))
+        page.wait_for_function("(n) => document.querySelectorAll('.survey-result__link').length === n",
+                               arg=len(theirs))
+        assert result_slugs(page) == sorted(p.slug for p in theirs)
+        assert page.locator(".survey-search__status").inner_text() == f"{len(theirs)} papers, newest first"
+        assert page.locator(".survey-search__filters > summary").inner_text() == "Filters (2 on)"
+        if not phone:  # the chart's label of the year: an SVG link
+            goto(tab, site_base + "topics/parallelism/")
+            mark_document(page)
+            page.locator("article svg.survey-timeline a", has_text=re.compile(r"^2024$")).click()
+            page.wait_for_url(re.compile(r"/search/\?topic=Parallelism&year=2024$"))
+            page.wait_for_function("(n) => document.querySelectorAll('.survey-result__link').length === n",
+                                   arg=len(theirs))
+        tab.assert_clean()
+
+
+def test_on_a_phone_show_n_papers_folds_the_filters_onto_the_results(site_base: str,
+                                                                      chromium: Browser) -> None:
+    """Issue 43: on a phone the open filter box is longer than the screen, and a tick left the
+    results below it. Its foot, held on the screen, says how many papers the filters give and
+    goes to them, folding the box; one paper is "1 paper matches", not "1 paper match"."""
+    word = rare_word(ZERO)
+    with open_tab(chromium, PHONE, is_mobile=True, has_touch=True) as tab:
+        page = tab.page
+        goto(tab, site_base + "search/")
+        filters = page.locator(".survey-search__filters")
+        show = filters.locator(".survey-search__show")
+        assert not filters.evaluate("d => d.open") and not show.is_visible()
+        filters.locator("summary").click()
+        page.locator(COUNTED).first.wait_for()
+        foot = show.bounding_box()
+        assert show.is_visible() and foot is not None and foot["y"] + foot["height"] <= PHONE["height"]
+        kernels = len([p for p in CORPUS_PAPERS if "kernels" in p.topics])
+        page.locator(".survey-facet input[name=topic][value=Kernels]").check()
+        page.wait_for_function("(t) => document.querySelector('.survey-search__show').textContent === t",
+                               arg=f"Show {kernels} papers")
+        show.click()
+        assert not filters.evaluate("d => d.open")
+        status = page.locator(".survey-search__status").bounding_box()
+        assert status is not None and 0 <= status["y"] < PHONE["height"] / 2
+        assert result_count(page) == kernels
+        goto(tab, site_base + "search/?q=" + word)
+        page.locator(".survey-result__link").first.wait_for()
+        assert page.locator(".survey-search__status").inner_text() == f'1 paper matches "{word}"'
+        assert show.text_content() == "Show 1 paper"
         tab.assert_clean()
 
 
@@ -1430,7 +1515,7 @@ def test_on_a_phone_the_listings_fit_the_screen(site_base: str, chromium: Browse
 
 def test_the_facets_list_their_values_by_their_count_in_the_results(site_base: str, desktop: Tab) -> None:
     """A facet's values in the order of their counts in these results (not the whole index's),
-    the most first; the years newest first."""
+    the most first; the years newest first, "no date" last."""
     tab, page = desktop, desktop.page
     goto(tab, site_base + "search/?q=memory")
     facet_counts(page)
@@ -1441,7 +1526,7 @@ def test_the_facets_list_their_values_by_their_count_in_the_results(site_base: s
         counts = [c for n, _, c in rows if n == name]
         assert counts == sorted(counts, reverse=True), (name, [r for r in rows if r[0] == name])
     years = [v for n, v, _ in rows if n == "year"]
-    assert years == sorted(years, reverse=True)
+    assert years[-1] == "no date" and years[:-1] == sorted(years[:-1], reverse=True)  # (it came first)
     tab.assert_clean()
 
 

@@ -578,10 +578,12 @@
     return location.pathname + (text ? "?" + text : "");
   }
 
+  // The order of generator/site/facets.py, which writes the values into the page as built: the
+  // most first, then by name in code point order; years newest first, "no date" last.
   function facetOrder(name, counts) {
     return Object.keys(counts).sort(function (a, b) {
-      if (name === "year") return b.localeCompare(a);  // newest first; "no date" after digits
-      return counts[b] - counts[a] || a.localeCompare(b);
+      if (name === "year") return (a === "no date") - (b === "no date") || (a < b) - (a > b);
+      return counts[b] - counts[a] || (a > b) - (a < b);
     });
   }
 
@@ -596,9 +598,39 @@
     var best = sort.querySelector("option[value='']");
     var filters = app.querySelector(".survey-search__filters");
     var summary = filters.querySelector("summary");
+    var show = filters.querySelector(".survey-search__show");
     query.value = state.q;
-    // On a phone the filters fold away above the results, and open with a tap.
-    if (window.matchMedia("(max-width: 44.9375em)").matches) app.querySelector("details").open = false;
+    // On a phone the filters fold away above the results, and open with a tap; "Show N papers",
+    // at the foot of the open box, folds it and goes to the results (the box is longer than the
+    // screen: a tick left the reader scrolling past it).
+    if (window.matchMedia("(max-width: 44.9375em)").matches) filters.open = false;
+    show.addEventListener("click", function () {
+      filters.open = false;
+      results.scrollIntoView({ block: "start" });
+    });
+    tickBuilt();
+
+    // The filters as built hold the whole survey's values and counts: tick the URL's, adding
+    // those the page lacks (an author beyond the first ten), until the search counts them; with
+    // words or a filter their counts are the survey's, not the view's, meanwhile (dimmed).
+    function tickBuilt() {
+      FACETS.forEach(function (f) {
+        var chosen = state.filters[f[0]] || [];
+        var boxes = Array.prototype.slice.call(facets.querySelectorAll("input[name='" + f[0] + "']"));
+        boxes.forEach(function (check) { check.checked = chosen.indexOf(check.value) >= 0; });
+        var have = boxes.map(function (check) { return check.value; });
+        chosen.filter(function (v) { return have.indexOf(v) < 0; }).reverse().forEach(function (value) {
+          var set = boxes.length ? boxes[0].closest("fieldset") : null;
+          if (!set) {
+            set = el("fieldset", "survey-facet");
+            set.appendChild(el("legend", "survey-facet__name", f[1]));
+            facets.appendChild(set);
+          }
+          set.insertBefore(facetValue(f[0], value, "", true), set.querySelector("label"));
+        });
+      });
+      if (state.q.trim() || Object.keys(state.filters).length) facets.setAttribute("aria-busy", "true");
+    }
 
     // The order box says the order the results are in: with no words there is nothing to match,
     // and the results are newest first ("Best match" is then not a choice). The Filters box says
@@ -632,19 +664,26 @@
         var box = el("fieldset", "survey-facet");
         box.appendChild(el("legend", "survey-facet__name", f[1]));
         values.forEach(function (value) {
-          var label = el("label", "survey-facet__value");
-          var check = el("input");
-          check.type = "checkbox";
-          check.name = name;
-          check.value = value;
-          check.checked = chosen.indexOf(value) >= 0;
-          label.appendChild(check);
-          label.appendChild(el("span", "survey-facet__label", value));
-          label.appendChild(el("span", "survey-facet__count", String((counts[name] || {})[value] || 0)));
-          box.appendChild(label);
+          box.appendChild(facetValue(name, value, String((counts[name] || {})[value] || 0), chosen.indexOf(value) >= 0));
         });
         facets.appendChild(box);
       });
+      facets.removeAttribute("data-built");
+      facets.removeAttribute("aria-busy");
+    }
+
+    // One value of a facet, as templates/search.md.j2 writes it.
+    function facetValue(name, value, count, checked) {
+      var label = el("label", "survey-facet__value");
+      var check = el("input");
+      check.type = "checkbox";
+      check.name = name;
+      check.value = value;
+      check.checked = checked;
+      label.appendChild(check);
+      label.appendChild(el("span", "survey-facet__label", value));
+      label.appendChild(el("span", "survey-facet__count", count));
+      return label;
     }
 
     // The results of the parts that have answered (`answers[i]` for part i + 1, undefined while
@@ -680,6 +719,7 @@
             status += " (searching " + view.waiting + " more part" + (view.waiting > 1 ? "s" : "") + " of the index…)";
           }
           results.appendChild(el("p", "survey-search__status", status));
+          show.textContent = n === 0 ? "No paper matches" : "Show " + (n === 1 ? "1 paper" : n + " papers");
           var ol = el("ol", "survey-search__list");
           items.forEach(function (d) { ol.appendChild(resultItem(d, words, state.filters.author)); });
           results.appendChild(ol);
