@@ -1499,6 +1499,21 @@ def test_without_script_the_search_page_links_the_lists(site_base: str, chromium
         assert tab.external == []
 
 
+def test_on_a_phone_every_tag_is_on_the_tags_page_s_first_screen(site_base: str, chromium: Browser) -> None:
+    """Issue 43 (R15): the Tags page was a table by count, FP8 9,452 px down it on a phone. Its
+    chips, by name, come first: FP8 on the first screen, and one tap opens its papers."""
+    with open_tab(chromium, PHONE, is_mobile=True, has_touch=True) as tab:
+        page = tab.page
+        goto(tab, site_base + "tags/")
+        chip = page.locator("article p.survey-tag-index a", has_text=re.compile(r"^FP8 \d+$"))
+        box = chip.bounding_box()
+        assert box is not None and box["y"] + box["height"] <= PHONE["height"]
+        assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+        chip.click()
+        landed(tab, site_base, "tags/fp8/", "Tag: FP8")
+        tab.assert_clean()
+
+
 def test_on_a_phone_the_listings_fit_the_screen(site_base: str, chromium: Browser) -> None:
     """The listings page on a phone: nothing of it is past the screen's right edge (a table of
     four columns broke each name every 8 letters and cut "Imported" off behind a scroll)."""

@@ -235,6 +235,11 @@ def test_tag_index_and_tag_pages_count_their_papers(real_site: Path) -> None:
     index = content(soup(real_site / "tags" / "index.html"))
     rows = {tr.find("a")["href"].strip("./"): int(tr.find_all("td")[1].get_text())
             for tr in index.select("tbody tr")}
+    # Above the table, every tag by name (issue 43: FP8 was 9,452 px down the table on a phone).
+    chips = [(a["href"], a.find(string=True).strip(), int(a.small.get_text()))
+             for a in index.select("p.survey-tag-index a.md-tag")]
+    by_name = sorted(CORPUS.taxonomy.tags, key=lambda t: t.name.casefold())
+    assert chips == [(f"../tags/{t.id}/", t.name, rows[t.id]) for t in by_name]
     for tag in CORPUS.taxonomy.tags:
         count = sum(tag.id in p.tags for p in CORPUS.papers.values())
         assert rows[tag.id] == count
