@@ -755,6 +755,7 @@ def test_an_arxiv_id_as_readers_paste_it_opens_its_paper(
         page = tab.page
         goto(tab, site_base)
         open_quick_box(page, phone)
+        assert page.locator(QUICK_META).inner_text().startswith("Type words or an arXiv id")
         for query in id_forms(arxiv):
             assert quick_id(page, query, want) == [site_base + f"papers/{paper.slug}/"], query
             title = page.locator("#survey-quick-results .md-search-result__item__title")
