@@ -202,12 +202,12 @@ def paper_of_serving(r: Reader) -> None:
 
 def task_related(r: Reader) -> None:
     paper_of_serving(r)
-    r.reach(r.page.locator("article h2#related-papers + *"), "Related papers", "related-papers")
+    r.reach(r.page.locator("article h2#related-papers + ul > li").first, "Related papers", "related-papers")
 
 
 def task_listed_in(r: Reader) -> None:
     paper_of_serving(r)
-    r.reach(r.page.locator("article h2#listed-in + *"), "Listed in", "listed-in")
+    r.reach(r.page.locator("article h2#listed-in + ul > li").first, "Listed in", "listed-in")
 
 
 def task_topic_counts(r: Reader) -> None:
