@@ -129,7 +129,6 @@ class Site:
         # A topic page says how many of its papers a person has reviewed, on every part.
         self.reviewed: dict[str, int] = {t: sum(p.topics_reviewed for p in papers)
                                          for t, papers in self.by_topic.items()}
-        self._years: dict[int, tuple[list[Paper], list[tuple[str, int]]]] = {}
         self._entries: dict[str, str] = {}
         self._entry_macros: Any = None  # _entry.md.j2, for its entry macro
         self._paper_template: jinja2.Template | None = None
@@ -174,7 +173,8 @@ class Site:
         for topic in self.topics:
             papers = self.by_topic[topic.id]
             jobs += self._paper_list("topic.md.j2", f"topics/{topic.id}", papers, topic=topic,
-                                     chart=self._timeline([(topic.name, papers)], self._year_link))
+                                     chart=self._timeline([(topic.name, papers)], self._year_link),
+                                     years=by_year(papers))
         jobs.append(("listings/index.md", partial(render, "listings.md.j2")))
         for listing in self.listings:
             rows = listing_rows(listing, self.corpus.papers, self.listings_of, self.directory_urls)
@@ -298,14 +298,6 @@ class Site:
         out = {path: job() for path, job in file_jobs(self)}
         out.update(id_files(self.papers, lambda p: self.url(f"papers/{p.slug}.md"), self._search_entry))
         return out
-
-    def years(self, papers: list[Paper]) -> list[tuple[str, int]]:
-        """How many of these papers each year has (timeline.by_year), counted once a list: every
-        part of a topic's list shows its years."""
-        hit = self._years.get(id(papers))
-        if hit is None or hit[0] is not papers:
-            hit = self._years[id(papers)] = (papers, by_year(papers))
-        return hit[1]
 
     def citable(self, papers: list[Paper]) -> int:
         """How many of these papers have a BibTeX entry."""
