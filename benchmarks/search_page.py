@@ -8,6 +8,9 @@ site root, is opened in three fresh Chromium contexts (no cache), served gzipped
 first result on screen and to the first facet count, the papers the status line counts, and the
 bytes fetched (compressed) until the counts showed. The facet counts need every filter of the
 index (Pagefind's `filters()`), so a filter with many values, such as the authors, shows here.
+The page holds the whole survey's counts as built; "counts" is when the search has counted those
+of its view. A query that reads as an arXiv id or a DOI ("search/?q=2504.11651") has no counts:
+its time is the id file's answer, and the bytes of the id files it fetched are printed too.
 """
 
 from __future__ import annotations
@@ -27,8 +30,9 @@ WATCH = """(() => {
     if (window[key] === undefined && document.querySelector(selector)) window[key] = performance.now();
   };
   new MutationObserver(() => {
-    note("__resultAt", ".survey-result__link");
-    note("__countsAt", ".survey-facet__count");
+    note("__resultAt", ".survey-result__link, .survey-search__away");
+    note("__countsAt", ".survey-search__facets:not([data-built]) .survey-facet__count, .survey-search__away, "
+         + ".survey-search__filters[hidden] ~ .survey-search__results .survey-result__link");
   }).observe(document, {childList: true, subtree: true});
 })();"""
 
@@ -37,7 +41,15 @@ def open_once(browser: Any, url: str) -> dict[str, Any]:
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()
     fetched: list[int] = []
-    page.on("requestfinished", lambda r: fetched.append(r.sizes()["responseBodySize"]))
+    ids: list[int] = []
+
+    def finished(request: Any) -> None:
+        size = request.sizes()["responseBodySize"]
+        fetched.append(size)
+        if "/ids/" in request.url:
+            ids.append(size)
+
+    page.on("requestfinished", finished)
     page.add_init_script(WATCH)
     try:
         page.goto(url, wait_until="domcontentloaded")
@@ -46,7 +58,7 @@ def open_once(browser: Any, url: str) -> dict[str, Any]:
         status = page.locator(".survey-search__status").inner_text()
         return {"result_s": page.evaluate("window.__resultAt") / 1000,
                 "counts_s": page.evaluate("window.__countsAt") / 1000,
-                "kb": sum(fetched) / 1024, "status": status}
+                "kb": sum(fetched) / 1024, "id_files_kb": sum(ids) / 1024, "status": status}
     finally:
         context.close()
 
@@ -66,11 +78,12 @@ def main() -> int:
             for url in args.urls:
                 runs = [open_once(browser, base + url) for _ in range(args.runs)]
                 out[url] = {key: round(statistics.median(r[key] for r in runs), 2)
-                            for key in ("result_s", "counts_s", "kb")}
+                            for key in ("result_s", "counts_s", "kb", "id_files_kb")}
                 out[url]["status"] = runs[-1]["status"]
                 got = out[url]
                 print(f"{url}: first result {got['result_s']:.2f} s, counts {got['counts_s']:.2f} s, "
-                      f"{got['kb']:.0f} KB; {got['status']}", flush=True)
+                      f"{got['kb']:.0f} KB (id files {got['id_files_kb']:.1f} KB); {got['status']}",
+                      flush=True)
         finally:
             browser.close()
     print(json.dumps(out, ensure_ascii=False, indent=1))

@@ -178,6 +178,8 @@ HOSTILE_SLUG = "hostile-quantization"
 HOSTILE_TITLE = "Quantization <b>*trick*</b> {{ x }} &amp; | 4-bit"
 HOSTILE_ABSTRACT = ("We quantize weights to 4-bit integers with <script>alert(1)</script> and "
                     "[a link](javascript:alert(1)); low-bit inference at 2x the speed.")
+# Its paper link names a DOI (in capitals, as publishers write some): the search box finds it by it.
+HOSTILE_DOI_LINK = "https://doi.org/10.5555/Hostile.Quant-2025.1"
 SMALL_SLUGS_MUST = ("rewrite-the-stars",)
 
 
@@ -212,7 +214,8 @@ def make_corpus(to: Path, variant: str = "small", papers: Sequence[str] = ()) ->
     if variant == "review":
         shutil.copy(FIXTURES / "topic_model_82c6543.yaml", to / "topic_model.yaml")
         taxonomy = load_corpus(to).taxonomy
-        hostile = Paper(slug=HOSTILE_SLUG, title=HOSTILE_TITLE, abstract=HOSTILE_ABSTRACT, date="2025-01-02")
+        hostile = Paper(slug=HOSTILE_SLUG, title=HOSTILE_TITLE, abstract=HOSTILE_ABSTRACT, date="2025-01-02",
+                        links={"paper": HOSTILE_DOI_LINK})
         for paper in [*(real.papers[s] for s in REVIEWED + SUGGESTED), hostile]:
             if paper.slug not in REVIEWED:
                 paper.topics = suggest(taxonomy, paper.title, paper.abstract).topic_ids

@@ -13,6 +13,7 @@ import sys
 import time
 import urllib.parse
 import urllib.request
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -173,6 +174,36 @@ def test_topic_pages_count_and_list_their_papers(real_site: Path) -> None:
                     assert (real_site / "topics" / other).resolve() in linked
 
 
+def test_a_topic_page_links_each_year_of_its_papers(real_site: Path) -> None:
+    """Issue 43: a year within a topic took five taps on a phone. Every part of a topic's list
+    names the years of its papers, newest first, each with its count and a link to the search
+    page on that topic and year; the chart's years link there too."""
+    for topic in [*CORPUS.taxonomy.topics, None]:
+        tid, name = (topic.id, topic.name) if topic else ("other", "Other")
+        papers = [p for p in CORPUS.papers.values() if (tid in p.topics if topic else not p.topics)]
+        years = Counter(p.year or "no date" for p in papers)
+        expected = [(y, years[y]) for y in sorted(set(years) - {"no date"}, reverse=True)]
+        expected += [("no date", years["no date"])] if "no date" in years else []
+        by_title = real_site / "topics" / tid / "by-title" / "index.html"
+        for path in [*list_parts(real_site, f"topics/{tid}"), *([by_title] if by_title.exists() else [])]:
+            page = content(soup(path))
+            up = "../" * (len(path.relative_to(real_site).parts) - 1)
+            line = page.select_one("p.survey-years")
+            links = line.find_all("a")
+            assert [a.get_text().replace("\u00a0", " ") for a in links] == [y for y, _ in expected], path
+            quote = urllib.parse.quote
+            assert [a["href"] for a in links] == [f"{up}search/?topic={quote(name)}&year={quote(y)}"
+                                                  for y, _ in expected]
+            counts = line.select(".survey-years__count")
+            assert [int(c.get_text()) for c in counts] == [n for _, n in expected]
+            chart = page.select_one("svg.survey-timeline")
+            if chart is None:
+                continue
+            targets = {a["xlink:href"] for a in chart.find_all("a")}
+            assert targets and targets <= {f"{up}search/?topic={urllib.parse.quote_plus(name)}&year={y}"
+                                           for y, _ in expected}, path
+
+
 def test_lists_sort_newest_first_and_switch_to_title(tmp_path: Path) -> None:
     from generator.corpus.store import load_corpus as load
 
@@ -205,6 +236,11 @@ def test_tag_index_and_tag_pages_count_their_papers(real_site: Path) -> None:
     index = content(soup(real_site / "tags" / "index.html"))
     rows = {tr.find("a")["href"].strip("./"): int(tr.find_all("td")[1].get_text())
             for tr in index.select("tbody tr")}
+    # Above the table, every tag by name (issue 43: FP8 was 9,452 px down the table on a phone).
+    chips = [(a["href"], a.find(string=True).strip(), int(a.small.get_text()))
+             for a in index.select("p.survey-tag-index a.md-tag")]
+    by_name = sorted(CORPUS.taxonomy.tags, key=lambda t: t.name.casefold())
+    assert chips == [(f"../tags/{t.id}/", t.name, rows[t.id]) for t in by_name]
     for tag in CORPUS.taxonomy.tags:
         count = sum(tag.id in p.tags for p in CORPUS.papers.values())
         assert rows[tag.id] == count
@@ -246,6 +282,83 @@ def test_search_index_covers_every_paper_with_its_facets(real_site: Path) -> Non
         assert {("listing", li.name) for li, _ in CORPUS.listings_of().get(paper.slug, [])} <= facets
     for generated in ("topics/other/index.html", "listings/index.html", "tags/cuda/index.html", "index.html"):
         assert not soup(real_site / generated).select("[data-pagefind-body]"), generated
+
+
+def test_every_paper_with_an_id_is_in_its_id_file(real_site: Path) -> None:
+    """The search box finds a paper by its arXiv id in one small file (site/ids.py): each paper
+    with an id is under it in the file its id names, with its page, title and entry; every file
+    is there (no 404 for an id the survey lacks), none holds a paper under another file's key."""
+    from generator.site.ids import BUCKETS, bucket, path
+
+    files = {n: json.loads((real_site / path(n)).read_text(encoding="utf-8")) for n in range(BUCKETS)}
+    assert len(list((real_site / "ids").iterdir())) == BUCKETS
+    with_id = [p for p in CORPUS.sorted_papers() if p.arxiv]
+    assert len(with_id) > 20
+    for paper in with_id:
+        url, title, entry = files[bucket(paper.arxiv)][paper.arxiv]
+        assert (url, title) == (f"papers/{paper.slug}/", tex_text(paper.title))
+        assert (real_site / url / "index.html").exists()
+        page = soup(real_site / url / "index.html")
+        assert entry == json.loads(page.select_one("[data-pagefind-meta=entry]").get_text())
+    assert sum(len(held) for held in files.values()) == len(with_id)
+    assert all(bucket(key) == n for n, held in files.items() for key in held)
+
+
+@pytest.mark.parametrize(("link", "doi"), [
+    ("https://doi.org/10.1145/3458817.3476205", "10.1145/3458817.3476205"),
+    ("https://dx.doi.org/10.1109/SC41405.2020.00024", "10.1109/sc41405.2020.00024"),
+    ("https://dl.acm.org/doi/abs/10.1145/3600006.3613165", "10.1145/3600006.3613165"),
+    ("https://dl.acm.org/doi/pdf/10.1145/3600006.3613165", "10.1145/3600006.3613165"),
+    ("https://link.springer.com/chapter/10.1007/978-3-031-32041-5_1", "10.1007/978-3-031-32041-5_1"),
+    ("https://doi.org/10.1000/a%2Fb?x=1#y", "10.1000/a/b"),
+    ("https://arxiv.org/abs/2504.11651", None),
+    ("https://proceedings.mlsys.org/paper/2022/hash/x.html", None),
+])
+def test_a_paper_s_doi_is_read_from_its_link(link: str, doi: str | None) -> None:
+    from generator.corpus.model import Paper
+    from generator.site.ids import doi as doi_of
+    from generator.site.ids import keys
+
+    paper = Paper(slug="p", title="T", abstract="A", links={"paper": link}, arxiv="2504.11651")
+    assert doi_of(paper) == doi
+    assert keys(paper) == ["2504.11651", *([doi] if doi else [])]
+    old = Paper(slug="q", title="T", abstract="A", arxiv="math.GT/0309136")
+    assert keys(old) == ["math/0309136"]  # as arXiv's links and search.js write it
+
+
+def test_the_search_page_holds_its_filters_as_built(real_site: Path) -> None:
+    """Issue 43: the filter box was empty for seconds, until the index had loaded. It is in the
+    page: each facet's values with their counts over every paper (what a search with no words
+    counts), the most first; the years newest first, "no date" last; the ten authors with the
+    most papers. None is ticked; "Show the papers" closes the box on a phone."""
+    page = content(soup(real_site / "search" / "index.html"))
+    facets = {}
+    for box in page.select(".survey-search__facets[data-built] fieldset.survey-facet"):
+        values = [(label.find("input")["name"], label.find("input")["value"],
+                   int(label.select_one(".survey-facet__count").get_text()))
+                  for label in box.find_all("label")]
+        assert len({name for name, _, _ in values}) == 1
+        assert not box.select("input[checked]")
+        facets[values[0][0]] = [(value, count) for _, value, count in values]
+
+    def ranked(counts: Counter[str], most: int | None = None) -> list[tuple[str, int]]:
+        return sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:most]
+
+    papers = list(CORPUS.papers.values())
+    names = CORPUS.taxonomy.topic
+    topics = Counter(n for p in papers for n in [names(t).name for t in p.topics] or ["Other"])
+    years = Counter(p.year or "no date" for p in papers)
+    listed = CORPUS.listings_of()
+    listings = Counter(name for p in papers for name in {li.name for li, _ in listed.get(p.slug, [])})
+    review = Counter("reviewed" if p.topics_reviewed else "suggested" for p in papers)
+    assert facets["topic"] == ranked(topics)
+    assert facets["review"] == ranked(review)
+    assert facets["year"] == [*sorted(((y, n) for y, n in years.items() if y != "no date"), reverse=True),
+                              ("no date", years["no date"])]
+    assert facets["listing"] == ranked(listings)
+    assert facets["tag"] == ranked(Counter(CORPUS.taxonomy.tag(t).name for p in papers for t in p.tags))
+    assert facets["author"] == ranked(Counter(n for p in papers for n in set(p.authors)), 10)
+    assert page.select_one(".survey-search__filters button.survey-search__show")
 
 
 def sitemap_locs(path: Path) -> list[str]:

@@ -158,8 +158,81 @@
   // authors (the first three, and `more`), date, venue, code, topics ([id, name, confidence]),
   // `suggested` when no person reviewed them, tags ([id, name]). Hand-written pages have none.
   function entryOf(data) {
+    if (typeof data.meta.entry === "object") return data.meta.entry;  // from an id file (lookUp)
     try { return JSON.parse(data.meta.entry || "{}"); } catch (e) { return {}; }
   }
+
+  // --- a paper by its id -------------------------------------------------------------------------
+
+  // Pagefind matches words: "2504.11651" matched "MI250X" and not the paper of that id. A query
+  // that reads as an id is looked up in the id files instead (generator/site/ids.py): an arXiv
+  // id as readers paste it ("2504.11651", "arXiv:2504.11651v2", "cs/0112017", an arxiv.org abs,
+  // pdf or html URL, a Hugging Face Papers URL) or a DOI ("10.1145/...", "doi:...", a doi.org
+  // URL; arXiv's own DOI, 10.48550/arXiv.ID, is its arXiv id). Returns {kind, id, key, away}
+  // (`away`: where the reader goes on when the survey lacks it), {partial: true} for an arXiv
+  // id still being typed ("2504.1165"), or null: words to search.
+  var ID_FILES = 1024;  // ids.BUCKETS
+  var URL_ID = [/^(?:https?:\/\/)?(?:www\.|export\.)?arxiv\.org\/(?:abs|pdf|html)\/([^?#]+?)(?:\.pdf)?\/?(?:[?#].*)?$/i,
+                /^(?:https?:\/\/)?(?:www\.)?huggingface\.co\/papers\/([^?#/]+)\/?(?:[?#].*)?$/i,
+                /^arxiv\s*:?\s*(\S+)$/i];
+  var DOI = /^(?:(?:https?:\/\/)?(?:dx\.)?doi\.org\/|doi\s*:?\s*)?(10\.\d{4,9}\/\S+)$/i;
+
+  function asciiLower(text) { return text.replace(/[A-Z]/g, function (c) { return c.toLowerCase(); }); }
+
+  function paperId(query) {
+    var text = query.trim(), id = null;
+    URL_ID.forEach(function (form) { var m = !id && form.exec(text); if (m) id = m[1]; });
+    if (!id) {
+      var doi = DOI.exec(text);
+      if (!doi) id = text;
+      else {
+        var value = doi[1];
+        try { value = decodeURIComponent(value); } catch (e) { /* as typed */ }
+        var ofArxiv = /^10\.48550\/arxiv\.(.+)$/i.exec(value);
+        if (!ofArxiv) return { kind: "doi", id: value, key: asciiLower(value), away: "https://doi.org/" + value };
+        id = ofArxiv[1];
+      }
+    }
+    var m = /^(\d\d)(\d\d)\.(\d{4,5})(?:v\d+)?$/.exec(id);
+    // Four digits after the dot until December 2014, five from January 2015.
+    if (m && m[2] >= "01" && m[2] <= "12" && (m[3].length === 5) === (m[1] + m[2] >= "1501")) {
+      return arxivId(m[1] + m[2] + "." + m[3]);
+    }
+    var old = /^([a-z]+(?:-[a-z]+)?)(?:\.[a-z]{2})?\/(\d{7})(?:v\d+)?$/i.exec(id);
+    if (old) return arxivId(asciiLower(old[1]) + "/" + old[2]);
+    return /^\d{4}\.\d{0,4}$/.test(id) ? { partial: true } : null;
+  }
+
+  function arxivId(id) { return { kind: "arxiv", id: id, key: id, away: "https://arxiv.org/abs/" + id }; }
+
+  function idWords(found) { return (found.kind === "doi" ? "DOI " : "arXiv id ") + found.id; }
+
+  // FNV-1a of the key's UTF-8 bytes: the id file that holds it (ids.bucket).
+  function idFile(key) {
+    var bytes = new TextEncoder().encode(key), hash = 0x811c9dc5;
+    for (var i = 0; i < bytes.length; i++) hash = Math.imul(hash ^ bytes[i], 0x01000193) >>> 0;
+    return "ids/" + ("00" + (hash % ID_FILES).toString(16)).slice(-3) + ".json";
+  }
+
+  var idFiles = {};
+
+  // The paper of an id, as a result's data (Pagefind's shape: url, meta.title, meta.entry), or null.
+  function lookUp(found) {
+    var file = idFile(found.key);
+    if (!idFiles[file]) {
+      idFiles[file] = fetch(new URL(file, root).href).then(function (response) {
+        if (!response.ok) throw new Error(file + ": HTTP " + response.status);
+        return response.json();
+      });
+      idFiles[file].catch(function () { delete idFiles[file]; });  // asked again by the next query
+    }
+    return idFiles[file].then(function (held) {
+      var paper = Object.prototype.hasOwnProperty.call(held, found.key) ? held[found.key] : null;
+      return paper && { url: new URL(paper[0], root).href, meta: { title: paper[1], entry: paper[2] } };
+    });
+  }
+
+  function idHint() { return "An arXiv id: four digits, a dot and five digits, like 2504.11651"; }
 
   function authorUrl(name) { return new URL("search/?author=" + encodeURIComponent(name), root).href; }
 
@@ -264,9 +337,12 @@
       return topic[1] + (words ? " " + words : "");
     }).join(", ");
     if (topics) article.appendChild(el("p", "md-search-result__item__facts", topics));
-    var teaser = el("p", "md-search-result__item__teaser");
-    teaser.appendChild(teaserOf(data, entry));
-    article.appendChild(teaser);
+    var words = teaserOf(data, entry);
+    if (words.childNodes.length) {  // a paper found by its id has no matched words
+      var teaser = el("p", "md-search-result__item__teaser");
+      teaser.appendChild(words);
+      article.appendChild(teaser);
+    }
     link.appendChild(article);
     li.appendChild(link);
     return li;
@@ -337,9 +413,42 @@
     });
   }
 
+  // A query that reads as an id: its paper alone, or a line that the survey lacks it with the
+  // link where the reader goes on (Enter does not leave the site: it opens the search page).
+  function runQuickId(found, ticket) {
+    list.replaceChildren();
+    if (found.partial) { meta.textContent = idHint(); return; }
+    meta.textContent = "Looking up the " + idWords(found) + "…";
+    lookUp(found).then(function (paper) {
+      if (ticket !== asked) return;
+      if (paper) {
+        meta.textContent = "The paper with " + idWords(found);
+        var li = quickItem(paper);
+        li.firstChild.setAttribute("role", "option");
+        li.firstChild.tabIndex = -1;
+        li.setAttribute("role", "none");
+        list.replaceChildren(li);
+        return;
+      }
+      meta.textContent = "No paper with " + idWords(found) + " in the survey";
+      var item = el("li", "md-search-result__item survey-quick__away");
+      item.setAttribute("role", "none");
+      var away = el("a", "md-search-result__link", found.kind === "doi" ? "Look it up at doi.org" : "Open it on arxiv.org");
+      away.href = found.away;
+      away.setAttribute("role", "option");
+      away.tabIndex = -1;
+      item.appendChild(away);
+      list.replaceChildren(item);
+    }).catch(function (error) {
+      if (ticket === asked) meta.textContent = "Search is not available: " + error.message;
+    });
+  }
+
   function runQuick(ticket) {
     var query = input.value.trim();
     if (!query) { list.replaceChildren(); meta.textContent = hint; return; }
+    var found = paperId(query);
+    if (found) { runQuickId(found, ticket); return; }
     meta.textContent = "Searching…";
     var n = 0, shown = 0, alive = function () { return ticket === asked; };
     var first = null;
@@ -405,7 +514,7 @@
     });
     box.querySelector("form").addEventListener("submit", function (event) {
       var first = list.querySelector("a");
-      if (first) {  // Enter opens the first result, as in Material's search
+      if (first && !first.closest(".survey-quick__away")) {  // Enter opens the first result, as in Material's search
         event.preventDefault();
         first.click();
       }
@@ -469,10 +578,12 @@
     return location.pathname + (text ? "?" + text : "");
   }
 
+  // The order of generator/site/facets.py, which writes the values into the page as built: the
+  // most first, then by name in code point order; years newest first, "no date" last.
   function facetOrder(name, counts) {
     return Object.keys(counts).sort(function (a, b) {
-      if (name === "year") return b.localeCompare(a);  // newest first; "no date" after digits
-      return counts[b] - counts[a] || a.localeCompare(b);
+      if (name === "year") return (a === "no date") - (b === "no date") || (a < b) - (a > b);
+      return counts[b] - counts[a] || (a > b) - (a < b);
     });
   }
 
@@ -485,10 +596,41 @@
     var state = pageState();
     var shown = PAGE, ticket = 0, drawing = 0;
     var best = sort.querySelector("option[value='']");
-    var summary = app.querySelector(".survey-search__filters > summary");
+    var filters = app.querySelector(".survey-search__filters");
+    var summary = filters.querySelector("summary");
+    var show = filters.querySelector(".survey-search__show");
     query.value = state.q;
-    // On a phone the filters fold away above the results, and open with a tap.
-    if (window.matchMedia("(max-width: 44.9375em)").matches) app.querySelector("details").open = false;
+    // On a phone the filters fold away above the results, and open with a tap; "Show N papers",
+    // at the foot of the open box, folds it and goes to the results (the box is longer than the
+    // screen: a tick left the reader scrolling past it).
+    if (window.matchMedia("(max-width: 44.9375em)").matches) filters.open = false;
+    show.addEventListener("click", function () {
+      filters.open = false;
+      results.scrollIntoView({ block: "start" });
+    });
+    tickBuilt();
+
+    // The filters as built hold the whole survey's values and counts: tick the URL's, adding
+    // those the page lacks (an author beyond the first ten), until the search counts them; with
+    // words or a filter their counts are the survey's, not the view's, meanwhile (dimmed).
+    function tickBuilt() {
+      FACETS.forEach(function (f) {
+        var chosen = state.filters[f[0]] || [];
+        var boxes = Array.prototype.slice.call(facets.querySelectorAll("input[name='" + f[0] + "']"));
+        boxes.forEach(function (check) { check.checked = chosen.indexOf(check.value) >= 0; });
+        var have = boxes.map(function (check) { return check.value; });
+        chosen.filter(function (v) { return have.indexOf(v) < 0; }).reverse().forEach(function (value) {
+          var set = boxes.length ? boxes[0].closest("fieldset") : null;
+          if (!set) {
+            set = el("fieldset", "survey-facet");
+            set.appendChild(el("legend", "survey-facet__name", f[1]));
+            facets.appendChild(set);
+          }
+          set.insertBefore(facetValue(f[0], value, "", true), set.querySelector("label"));
+        });
+      });
+      if (state.q.trim() || Object.keys(state.filters).length) facets.setAttribute("aria-busy", "true");
+    }
 
     // The order box says the order the results are in: with no words there is nothing to match,
     // and the results are newest first ("Best match" is then not a choice). The Filters box says
@@ -522,19 +664,26 @@
         var box = el("fieldset", "survey-facet");
         box.appendChild(el("legend", "survey-facet__name", f[1]));
         values.forEach(function (value) {
-          var label = el("label", "survey-facet__value");
-          var check = el("input");
-          check.type = "checkbox";
-          check.name = name;
-          check.value = value;
-          check.checked = chosen.indexOf(value) >= 0;
-          label.appendChild(check);
-          label.appendChild(el("span", "survey-facet__label", value));
-          label.appendChild(el("span", "survey-facet__count", String((counts[name] || {})[value] || 0)));
-          box.appendChild(label);
+          box.appendChild(facetValue(name, value, String((counts[name] || {})[value] || 0), chosen.indexOf(value) >= 0));
         });
         facets.appendChild(box);
       });
+      facets.removeAttribute("data-built");
+      facets.removeAttribute("aria-busy");
+    }
+
+    // One value of a facet, as templates/search.md.j2 writes it.
+    function facetValue(name, value, count, checked) {
+      var label = el("label", "survey-facet__value");
+      var check = el("input");
+      check.type = "checkbox";
+      check.name = name;
+      check.value = value;
+      check.checked = checked;
+      label.appendChild(check);
+      label.appendChild(el("span", "survey-facet__label", value));
+      label.appendChild(el("span", "survey-facet__count", count));
+      return label;
     }
 
     // The results of the parts that have answered (`answers[i]` for part i + 1, undefined while
@@ -570,6 +719,7 @@
             status += " (searching " + view.waiting + " more part" + (view.waiting > 1 ? "s" : "") + " of the index…)";
           }
           results.appendChild(el("p", "survey-search__status", status));
+          show.textContent = n === 0 ? "No paper matches" : "Show " + (n === 1 ? "1 paper" : n + " papers");
           var ol = el("ol", "survey-search__list");
           items.forEach(function (d) { ol.appendChild(resultItem(d, words, state.filters.author)); });
           results.appendChild(ol);
@@ -628,9 +778,48 @@
     // part 1's come before the other parts are asked. Every facet's counts come after, once
     // Pagefind has loaded all the filter chunks of every part (filters()), by a second search;
     // from then on one search gives both.
+    // A query that reads as an id: its paper alone, or that the survey lacks it and where the
+    // reader goes on. The filters are no part of it: their box is hidden meanwhile.
+    function runId(found, mine) {
+      filters.hidden = true;
+      var status = el("p", "survey-search__status");
+      if (found.partial) {
+        status.textContent = idHint();
+        results.replaceChildren(status);
+        return;
+      }
+      lookUp(found).then(function (paper) {
+        if (mine !== ticket) return;
+        if (paper) {
+          status.textContent = "The paper with " + idWords(found);
+          var ol = el("ol", "survey-search__list");
+          ol.appendChild(resultItem(paper, "", null));
+          results.replaceChildren(status, ol);
+          return;
+        }
+        status.textContent = "No paper with " + idWords(found) + " in the survey.";
+        var on = el("p", "survey-search__away");
+        var away = el("a", "", found.away.replace(/^https:\/\//, ""));
+        away.href = found.away;
+        on.appendChild(document.createTextNode(found.kind === "doi" ? "Look it up at " : "It may be on arXiv: "));
+        on.appendChild(away);
+        results.replaceChildren(status, on);
+      }).catch(function (error) {
+        if (mine === ticket) results.replaceChildren(el("p", "survey-search__status", "Search is not available: " + error.message));
+      });
+    }
+
     function run(push) {
       var mine = ++ticket;
       var words = state.q.trim();
+      var found = paperId(words);
+      if (found) {
+        if (push) history.replaceState(history.state, "", stateUrl(state));
+        showState();
+        runId(found, mine);
+        return;
+      }
+      filters.hidden = false;
       var options = searchOptions(words);
       var alive = function () { return mine === ticket; };
       var answers = [], parts = knownParts || 1, byDate = options.sort !== undefined;

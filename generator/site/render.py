@@ -6,12 +6,13 @@ same pages can be written to a folder (`survey build --out`) for another engine.
 
 from __future__ import annotations
 
+import html
 import os
 from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote_plus
+from urllib.parse import quote_plus, urlencode
 
 import jinja2
 from markupsafe import Markup
@@ -25,8 +26,10 @@ from ..corpus.publish import published
 from ..corpus.store import Corpus
 from ..corpus.taxonomy import OTHER, Tag, Topic
 from . import entries
+from .facets import search_facets
 from .files import file_jobs
 from .frontmatter import front_matter
+from .ids import id_files
 from .markup import external_url, finalize, href, html_attr, linked_text, trusted
 from .mathml import tex_markup
 from .nav import NavItem, edit_targets, nav_paths, navigation
@@ -44,8 +47,8 @@ from .parts import (
 )
 from .reuse import RenderCache, Reuse
 from .stats import statistics
+from .timeline import by_year, timeline
 from .timeline import chart as timeline_chart
-from .timeline import timeline
 
 LATEST = 10  # the papers the home page shows as new
 
@@ -177,7 +180,8 @@ class Site:
         for topic in self.topics:
             papers = self.by_topic[topic.id]
             jobs += self._paper_list("topic.md.j2", f"topics/{topic.id}", papers, topic=topic,
-                                     chart=self._timeline([(topic.name, papers)]))
+                                     chart=self._timeline([(topic.name, papers)], self._year_link),
+                                     years=by_year(papers))
         jobs.append(("listings/index.md", partial(render, "listings.md.j2")))
         for listing in self.listings:
             rows = listing_rows(listing, self.corpus.papers, self.listings_of, self.directory_urls)
@@ -195,7 +199,8 @@ class Site:
                     job = partial(reuse.list_part, part.path, key, job)
                 jobs.append((part.path, job))
         jobs.append(("statistics.md", lambda: render("statistics.md.j2", stats=statistics(self))))
-        jobs.append(("search.md", partial(render, "search.md.j2")))
+        jobs.append(("search.md", lambda: render("search.md.j2", facets=search_facets(
+            self.papers, self.topic_names, self.tag_names, self.listings_of))))
         jobs.append(("tags/index.md", partial(render, "tags.md.j2")))
         for tag in self.corpus.taxonomy.tags:
             jobs += self._paper_list("tag.md.j2", f"tags/{tag.id}", self.by_tag[tag.id], tag=tag)
@@ -204,9 +209,20 @@ class Site:
         return jobs
 
     @staticmethod
-    def _timeline(series: list[tuple[str, list[Paper]]]) -> Markup | None:
+    def _timeline(series: list[tuple[str, list[Paper]]],
+                  link: Callable[[str, str], str] | None = None) -> Markup | None:
         data = timeline(series)
-        return None if data is None else trusted(timeline_chart(data))
+        return None if data is None else trusted(timeline_chart(data, link))
+
+    def _year_link(self, topic: str, year: str) -> str:
+        """The search page on a topic's papers of a year, from the site's root: `rooted` puts
+        the page's way up in front (a topic's chart shows on parts at two depths)."""
+        return _PREFIX + html.escape(self.url("search.md") + "?" + urlencode({"topic": topic, "year": year}))
+
+    @staticmethod
+    def rooted(text: Markup, root: str) -> Markup:
+        """Text made with links from the site's root (`_PREFIX`), as seen from a page at `root`."""
+        return Markup(str(text).replace(_PREFIX, root))
 
     def _search_entry(self, paper: Paper) -> str:
         return entries.search_entry(paper, self.topic_name, lambda t: self.tags[t].name, OTHER)
@@ -285,8 +301,9 @@ class Site:
         return out
 
     def files(self) -> dict[str, str]:
-        """The other generated files: Atom feeds and the corpus exports."""
-        return {path: job() for path, job in file_jobs(self)}
+        """Atom feeds, the corpus exports, and the papers by their ids for the search box (ids.py)."""
+        ids = id_files(self.papers, lambda p: self.url(f"papers/{p.slug}.md"), self._search_entry)
+        return {**{path: job() for path, job in file_jobs(self)}, **ids}
 
     def citable(self, papers: list[Paper]) -> int:
         """How many of these papers have a BibTeX entry."""

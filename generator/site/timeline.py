@@ -10,6 +10,7 @@ periods are years.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..corpus.model import Paper
@@ -33,6 +34,19 @@ class Timeline:
 # The chart starts where the dated papers do, leaving out the first EARLY share of them when
 # they are years older than the rest (one 2019 paper in a corpus of 2025 ones drew six empty years).
 EARLY = 0.01
+
+
+NO_DATE = "no date"  # the year filter's value of a paper with no date (templates/theme/main.html)
+
+
+def by_year(papers: list[Paper]) -> list[tuple[str, int]]:
+    """How many papers of each year, newest first, then how many have no date (if any)."""
+    counts: dict[str, int] = {}
+    for paper in papers:
+        year = paper.date[:4] if paper.date else NO_DATE
+        counts[year] = counts.get(year, 0) + 1
+    undated = counts.pop(NO_DATE, 0)
+    return sorted(counts.items(), reverse=True) + ([(NO_DATE, undated)] if undated else [])
 
 
 def _quarter(date: str) -> tuple[int, int]:
@@ -76,8 +90,10 @@ def timeline(series: list[tuple[str, list[Paper]]]) -> Timeline | None:
     return Timeline(periods, rows, len(undated), len(earlier))
 
 
-def chart(data: Timeline) -> str:
-    """The rows as one line of inline SVG (one line: a Markdown HTML block), then the table."""
+def chart(data: Timeline, link: Callable[[str, str], str] | None = None) -> str:
+    """The rows as one line of inline SVG (one line: a Markdown HTML block), then the table.
+    `link(row name, year)`: where each year of a row leads (its papers of that year), as an
+    attribute's text (escaped): the bars of the year, and its label under them, are a link there."""
     n = len(data.periods)
     title = "Papers per quarter" if " " in data.periods[0] else "Papers per year"
     bars_h = 44 if len(data.rows) == 1 else 30
@@ -103,22 +119,46 @@ def chart(data: Timeline) -> str:
                 h = (bars_h - 2) * count / peak
                 out.append(f'<rect x="{i * step:.1f}" y="{base - h:.1f}" width="{bar:.1f}" '
                            f'height="{h:.1f}" class="survey-bar"/>')
+        if link is not None:
+            # A year's whole height, over its bars: a bar on a phone is a few pixels wide.
+            for year, first, span in _years(data.periods):
+                if sum(counts[first:first + span]):
+                    out.append(f'<a xlink:href="{link(name, year)}"><title>{escape(name)}, {year}</title>'
+                               f'<rect x="{first * step:.1f}" y="{top + LABEL_H}" width="{span * step:.1f}" '
+                               f'height="{bars_h}" class="survey-chart__year"/></a>')
     axis_y = len(data.rows) * row_h + 18
     # Under the bars: the first period ("2024 Q4"), then each year where its first quarter is
     # (every year when the periods are years), any label that would touch the one before (at
     # the phone's text size) or run off the chart's end left out.
     last_x = float("-inf")
+    # A single row's years that have papers: the labels that link (an empty year leads nowhere).
+    linked = {year for year, first, span in _years(data.periods) if sum(data.rows[0][1][first:first + span])}
     for i, period in enumerate(data.periods):
         year, _, quarter = period.partition(" ")
         label = period if i == 0 else year if quarter in ("", "Q1") else ""
         x = i * step
         wide = 13 * len(label)
         if label and x - last_x >= wide + 12 and x + wide <= WIDTH:
-            out.append(f'<text x="{x:.1f}" y="{axis_y}" fill="currentColor" font-size="13">'
-                       f"{escape(label)}</text>")
+            text = (f'<text x="{x:.1f}" y="{axis_y}" fill="currentColor" font-size="13">'
+                    f"{escape(label)}</text>")
+            if link is not None and len(data.rows) == 1 and year in linked:
+                text = f'<a xlink:href="{link(data.rows[0][0], year)}">{text}</a>'
+            out.append(text)
             last_x = x
     out.append("</svg>")
     return "".join(out) + "\n\n" + _table(data, title)
+
+
+def _years(periods: list[str]) -> list[tuple[str, int, int]]:
+    """Each year of the periods: (year, index of its first period, how many periods it has)."""
+    out: list[tuple[str, int, int]] = []
+    for i, period in enumerate(periods):
+        year = period[:4]
+        if out and out[-1][0] == year:
+            out[-1] = (year, out[-1][1], out[-1][2] + 1)
+        else:
+            out.append((year, i, 1))
+    return out
 
 
 def _table(data: Timeline, title: str) -> str:
