@@ -137,11 +137,10 @@ def counted(*args: str, env: dict[str, str] | None = None,
 
 def snapshot(folder: Path) -> dict[str, bytes]:
     """Every file's bytes, but the lock's (every command that reads or writes makes it, and
-    writes who holds it in it: generator/corpus/lock.py), the review queue's order
-    (generator/corpus/first.py: no corpus data, written after a write) and the derived cache
+    writes who holds it in it: generator/corpus/lock.py) and the derived cache
     (generator/corpus/derived.py: written by readers too)."""
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
-            if p.is_file() and p.name not in (".survey-lock", ".survey-first", ".survey-cache.json")}
+            if p.is_file() and p.name not in (".survey-lock", ".survey-cache.json")}
 
 
 def unfill(corpus: Path, source: str, slugs: Container[str] | None = None) -> None:

@@ -289,7 +289,7 @@ def test_a_number_python_will_not_read_is_one_line(data: bytes, error: str) -> N
 def test_a_decisions_file_is_read_a_decision_at_a_time(name: str, row: str, tmp_path: Path) -> None:
     """4 MiB of decisions, every one wrong: each is checked as it is read (built whole, 16 MiB
     took 2.0 GB), and reading stops after the first 100 problems, which are said."""
-    from generator.classify.decisions import SHOWN_PROBLEMS, read_plan
+    from generator.corpus.decisions import SHOWN_PROBLEMS, read_plan
     from generator.corpus.store import load_corpus
 
     corpus = load_corpus(make_corpus(tmp_path / "corpus", "empty"))

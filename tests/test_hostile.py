@@ -376,8 +376,7 @@ def test_no_name_leads_outside_the_corpus(case: str, corpus: Path, tmp_path: Pat
                         "--corpus", str(corpus))
     assert result.returncode == 0, result.stderr
     new = {p for p in (set(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) - before)}
-    # survey add puts the paper first in survey review; the model's scores go to the derived cache
-    queue, cache = Path("corpus/.survey-first"), Path("corpus/.survey-cache.json")
-    assert new and all(p in (queue, cache) or (p.parts[0] == "corpus" and p.parent.name in
-                                               ("papers", "listings")) for p in new), new
+    # the model's scores go to the derived cache
+    assert new and all(p == Path("corpus/.survey-cache.json") or (p.parts[0] == "corpus" and p.parent.name in
+                                                                  ("papers", "listings")) for p in new), new
     assert not outside.exists()

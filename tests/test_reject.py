@@ -12,7 +12,7 @@ import pytest
 import yaml
 from conftest import survey
 
-from generator.classify.review import rejection_files
+from generator.corpus.rejected import rejection_files
 from generator.corpus.store import load_corpus
 from generator.corpus.writes import write_files
 

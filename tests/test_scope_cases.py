@@ -106,7 +106,6 @@ def test_the_reports_take_command_adds_only_that_paper(corpus: Path, tmp_path: P
     assert "papers added: 1;" in result.stdout
     assert (f"taken in: corpus/papers/{slug}.yaml; decide its topics now: survey review {slug}\n"
             in result.stdout)  # run where corpus/ is the corpus: no --corpus needed
-    assert (corpus / ".survey-first").read_text(encoding="utf-8") == f"{slug}\n"
     assert set(_rows(tmp_path / "left-out-a.csv")) == {"2603.00001"}
 
 

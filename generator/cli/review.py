@@ -93,7 +93,7 @@ class Sitting:
 
     def __init__(self, root: Path, slugs: Sequence[str] = (), topic: str | None = None) -> None:
         from ..classify.derived import for_queue
-        from ..core.progress import Progress as Counter
+        from ..core.progress import Progress
 
         self.root, self.given, self.topic = root, bool(slugs), topic
         self.missed: dict[str, float] = {}  # --topic: its confidence where the model may have missed it
@@ -101,7 +101,7 @@ class Sitting:
             raise SurveyError(f"{shown_path(root)}: no corpus folder here (--corpus DIR names it)")
         # Scoring happens only for what no command has scored with this model (a fresh clone, a
         # model trained since): a terminal says what it waits for.
-        scoring = Counter("survey review: scoring the waiting papers with this model")  # fits in 80 columns
+        scoring = Progress("survey review: scoring the waiting papers with this model")  # fits in 80 columns
         glances, self.scores, self.topics = for_queue(root, lambda: self.book.taxonomy, scoring)
         self.glances = {g.slug: g for g in glances}
         if slugs:
@@ -111,10 +111,9 @@ class Sitting:
             self.slugs = list(dict.fromkeys(slugs))
         else:
             from ..classify.review import missed_topic, queue
-            from ..corpus.first import firsts
 
             ids = [t for t, _ in self.topics]
-            self.slugs = [p.slug for p in queue(glances, self.scores, ids, topic, firsts(root))]
+            self.slugs = [p.slug for p in queue(glances, self.scores, ids, topic)]
             if topic is not None:
                 self.missed = missed_topic(glances, self.scores, topic)
 
@@ -123,10 +122,10 @@ class Sitting:
         return Book(self.root, _taxonomy(self.root), today())
 
     def session(self, term: Terminal) -> Session:
-        from .screen import Progress, Session
+        from .screen import Reviewed, Session
 
         reviewed = sum(g.reviewed for g in self.glances.values())
-        return Session(self.book, self.slugs, term, Progress(reviewed, len(self.glances)), self.topics,
+        return Session(self.book, self.slugs, term, Reviewed(reviewed, len(self.glances)), self.topics,
                        waiting_only=not self.given, topic=self.topic)
 
 
@@ -190,9 +189,8 @@ def _gone(slug: str, root: Path) -> str:
 
 def _apply(args: argparse.Namespace) -> int:
     """--apply FILE: every decision of the file, or none (each problem of the file said first)."""
-    from ..classify.decisions import read_plan
-    from ..classify.review import decision_files, rejection_files
-    from ..corpus.first import done_with
+    from ..corpus.decisions import decision_files, read_plan
+    from ..corpus.rejected import rejection_files
     from ..corpus.store import load_corpus
     from ..corpus.writes import write_files
 
@@ -214,7 +212,6 @@ def _apply(args: argparse.Namespace) -> int:
     if rejected:
         files += rejection_files(corpus, rejected, today())
     written = write_files(corpus, files)
-    done_with(corpus.root, [d.slug for d in plan.decisions])
     print(f"survey review: {plan.summary(len(written))}")
     return 0
 
@@ -234,7 +231,7 @@ class Book:
     """The corpus as a sitting reads and writes it. The paper on screen is read from its file
     when shown; the whole corpus, which every write is checked against (corpus/writes.py), is
     read in the background while the curator reads the first paper (4.5 s at 10,000 papers:
-    the queue itself opens from corpus/glance.py in a fraction of that)."""
+    the queue itself opens from the derived cache, corpus/derived.py, in a fraction of that)."""
 
     def __init__(self, root: Path, taxonomy: Taxonomy, today: str) -> None:
         self.root, self.taxonomy, self.today = root, taxonomy, today
@@ -287,12 +284,12 @@ class Book:
         return [f"{name} (#{pos})" for name, pos in self.listed.get(slug, [])]
 
     def decide(self, slug: str, topics: list[str]) -> Written:
-        from ..classify.review import decision_files
+        from ..corpus.decisions import decision_files
 
         return self._write(slug, lambda corpus: list(decision_files(corpus, [(slug, topics)])))
 
     def reject(self, slug: str, reason: str | None) -> Written:
-        from ..classify.review import rejection_files
+        from ..corpus.rejected import rejection_files
 
         return self._write(slug, lambda corpus: rejection_files(corpus, [(slug, reason)], self.today))
 
@@ -301,7 +298,6 @@ class Book:
         self._commit(done.after, done.before, what="undo")
 
     def _write(self, slug: str, files: Callable[[Corpus], Sequence[tuple[str, str | None]]]) -> Written:
-        from ..corpus.first import done_with
         from ..corpus.journal import writing
 
         corpus = self.corpus()
@@ -313,7 +309,6 @@ class Book:
             after = list(files(corpus))
             before = [(rel, self._text(rel)) for rel, _ in after]
             self._commit(before, after)
-            done_with(self.root, [slug])
         return Written(before, after)
 
     def _commit(self, expected: list[tuple[str, str | None]], files: list[tuple[str, str | None]],
@@ -334,5 +329,7 @@ class Book:
                 self.listed = None
 
     def _text(self, rel: str) -> str | None:
-        path = self.root / rel
-        return path.read_text(encoding="utf-8") if path.exists() else None
+        from ..corpus.journal import read_plain
+
+        data = read_plain(self.root / rel)  # as every read of a write path: no link followed, no FIFO
+        return None if data is None else data.decode("utf-8")

@@ -37,7 +37,7 @@ class Desk(Protocol):
 
 
 @dataclass
-class Progress:
+class Reviewed:
     """How much of the survey a person has reviewed: shown in the header, kept up to date."""
 
     reviewed: int
@@ -83,9 +83,9 @@ class Session:
     """One sitting: each paper shown until it is decided, rejected or skipped, or the curator
     quits; `u` takes back the sitting's decisions, last first, and shows that paper again."""
 
-    def __init__(self, desk: Desk, slugs: list[str], term: Terminal, progress: Progress,
+    def __init__(self, desk: Desk, slugs: list[str], term: Terminal, tally: Reviewed,
                  topics: list[tuple[str, str]], waiting_only: bool = True, topic: str | None = None) -> None:
-        self.desk, self.slugs, self.term, self.progress = desk, slugs, term, progress
+        self.desk, self.slugs, self.term, self.tally = desk, slugs, term, tally
         self.topics = topics[:9]  # (id, name), one digit each
         self.waiting_only = waiting_only  # the queue: a paper reviewed meanwhile is passed over
         self.on = f" on or near {topic}" if topic else ""  # --topic: the header says which
@@ -145,11 +145,11 @@ class Session:
         self.desk.undo(token)
         kind = self.outcome.pop(i)
         if kind == "rejected":
-            self.progress.papers += 1
+            self.tally.papers += 1
         if not was_reviewed:
-            self.progress.reviewed -= kind == "decided"
+            self.tally.reviewed -= kind == "decided"
         else:
-            self.progress.reviewed += kind == "rejected"
+            self.tally.reviewed += kind == "rejected"
         return i, f"undone: your {'rejection' if kind == 'rejected' else 'decision'} of this paper", True
 
     def _one(self, paper: Paper, i: int, note: str) -> str:
@@ -187,10 +187,10 @@ class Session:
                     continue
                 self.history.append((i, token, paper.topics_reviewed))
                 if first == "a":
-                    self.progress.reviewed += not paper.topics_reviewed
+                    self.tally.reviewed += not paper.topics_reviewed
                     return "decided"
-                self.progress.papers -= 1
-                self.progress.reviewed -= paper.topics_reviewed
+                self.tally.papers -= 1
+                self.tally.reviewed -= paper.topics_reviewed
                 return "rejected"
             elif first.isdigit() and 1 <= int(first) <= len(self.topics):
                 topic = self.topics[int(first) - 1][0]
@@ -256,7 +256,7 @@ class Session:
         """The lines of a paper's screen, fitted to the terminal, and how many title lines."""
         width, (_, rows) = self._width(), self.term.size()
         shown, dot = self.term.shown, self.term.dot()
-        p = self.progress
+        p = self.tally
         heads = [dot.join([f"survey review: paper {i + 1} of {len(self.slugs)}{self.on}",
                            f"{p.reviewed:,} of {p.papers:,}{said}"])
                  for said in (" papers reviewed by a person", " papers reviewed", " reviewed")]

@@ -22,15 +22,16 @@ Entries are kept in slug order (a rejection adds one entry where it belongs: a s
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from ..core.errors import CorpusError, Problems, raise_problems
 from ..core.text import is_slug, shorten, shown_path
 from ..core.yamlio import dump_yaml, load_yaml, read_text
 from .fields import Fields, date_problem, is_date, present
-from .model import MAX_ABSTRACT, MAX_TITLE, Paper, arxiv_field, date_field
+from .model import MAX_ABSTRACT, MAX_TITLE, Listing, Paper, arxiv_field, date_field
 
 REJECTED_FILE = "rejected.yaml"
 REJECTED_FIELDS = ("slug", "title", "alternate_titles", "abstract", "arxiv", "date", "rejected", "reason")
@@ -145,3 +146,30 @@ def rejected_entries(data: Any, shown: str) -> list[Rejected]:
 def rejected_text(entries: list[Rejected]) -> str:
     """The file's text: the entries in slug order, written canonically."""
     return dump_yaml([e.to_dict() for e in sorted(entries, key=lambda e: e.slug)])
+
+
+class Held(Protocol):
+    """What a rejection changes of a corpus (corpus/store.Corpus, which reads this module)."""
+
+    papers: dict[str, Paper]
+    rejected: list[Rejected]
+
+    def sorted_listings(self) -> list[Listing]: ...
+
+
+def rejection_files(corpus: Held, rejections: Sequence[tuple[str, str | None]], today: str
+                    ) -> list[tuple[str, str | None]]:
+    """The files that reject these papers ((slug, reason) pairs), for corpus/writes.write_files:
+    each paper's file removed (None), its entries taken out of every listing (a listing left
+    with none removed too), and an entry for each in this file."""
+    gone = {slug: reason for slug, reason in rejections}
+    files: list[tuple[str, str | None]] = [(corpus.papers[slug].file, None) for slug in sorted(gone)]
+    for listing in corpus.sorted_listings():
+        kept = [e for e in listing.entries if e.paper not in gone]
+        if len(kept) < len(listing.entries):
+            text = dump_yaml(replace(listing, entries=kept).to_dict()) if kept else None
+            files.append((listing.file, text))
+    entries = [r for r in corpus.rejected if r.slug not in gone]  # rejected again: the newer entry
+    entries += [Rejected.of(corpus.papers[slug], today, reason) for slug, reason in gone.items()]
+    files.append((REJECTED_FILE, rejected_text(entries)))
+    return files

@@ -20,14 +20,13 @@ from ..core.errors import SurveyError
 from ..core.settings import read_settings
 from ..core.text import shown_path, squash
 from ..corpus.fields import ARXIV_ID, is_arxiv, strip_version
-from ..corpus.first import put_first
 from ..corpus.model import CURATABLE, Paper
 from ..corpus.publish import waits
 from ..corpus.store import load_corpus, paper_text
 from ..corpus.writes import validate, write_files
 from .dedupe import Index
-from .entries import RawEntry
 from .importer import new_paper
+from .raw import RawEntry
 from .readers import check_entry, read_source
 from .rejects import Rejects, Taken, why
 from .report import review_command
@@ -178,7 +177,5 @@ def run_add(args: argparse.Namespace, today: str) -> int:
     local = f"http://127.0.0.1:8000{urllib.parse.urlsplit(url).path or '/'}{paper.path}"
     print(f"preview{once}: {local} (mkdocs serve --dirty)")
     if "topics" not in paper.curated:
-        put_first(corpus.root, [paper.slug])
-        print(f"decide its topics now: {review_command(paper.slug, shown_path(corpus.root))} (it is first "
-              f"in `survey review`)")
+        print(f"decide its topics now: {review_command(paper.slug, shown_path(corpus.root))}")
     return 0

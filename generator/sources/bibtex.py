@@ -32,7 +32,7 @@ from ..core.tex import bib_text
 from ..core.text import bad_character, has_control, shorten, squash
 from ..corpus.model import MAX_ABSTRACT, MAX_AUTHORS, MAX_NAME, MAX_TITLE
 from .bibfields import arxiv_id, entry_date, entry_links, entry_notes
-from .entries import RawEntry, Source
+from .raw import RawEntry, Source
 
 # The fields read, and the longest value read in each, as written: twice the corpus's own limits
 # for a title and an abstract (LaTeX typesets to less; the typeset text is then held to those,

@@ -22,8 +22,8 @@ from ..corpus.store import Corpus, paper_text
 from ..corpus.writes import write_files
 from .apis import WEB_SOURCES, Unreachable, Web
 from .dedupe import Index
-from .entries import RawEntry
 from .metadata import Record, additions, apply, judge, lacking
+from .raw import RawEntry
 from .readers import FORMATS, read_source
 from .rejects import Rejects
 

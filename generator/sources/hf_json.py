@@ -14,8 +14,8 @@ from ..core.errors import SourceError
 from ..core.text import shorten, squash
 from ..corpus.fields import URL_RE, is_date, strip_version
 from ..corpus.model import MAX_ENTRIES
-from .entries import RawEntry, Source
 from .intake import LONG_NUMBER
+from .raw import RawEntry, Source
 
 DEEP_JSON = "nested too deeply (daily-papers JSON is 6 levels deep)"
 

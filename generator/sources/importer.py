@@ -22,7 +22,6 @@ from ..classify.model import GATE
 from ..classify.suggest import Brief, Suggestion, suggest, suggest_all
 from ..core.errors import SurveyError
 from ..core.text import counted, first_sentence, match_key, shown_path, slugify
-from ..corpus.first import put_first
 from ..corpus.model import Entry, Listing, Paper
 from ..corpus.publish import waits
 from ..corpus.rejected import REJECTED_FILE
@@ -31,8 +30,8 @@ from ..corpus.taxonomy import Taxonomy
 from ..corpus.writes import write_files
 from .codelinks import repository_url
 from .dedupe import Index
-from .entries import RawEntry, Source
 from .listings import listing_day, listing_name, month_of
+from .raw import RawEntry, Source
 from .readers import read_source
 from .rejects import Rejects, Taken, why
 from .report import Report
@@ -234,7 +233,6 @@ class Importer:
                                                                key=lambda li: li.slug)]
         self.report.written = write_files(self.corpus, [*files, *self.rejects.files()])
         keep_written(self.corpus, zip(papers, texts, strict=True), self.scored)  # the queue's, not in git
-        put_first(self.corpus.root, [slug for slug, _ in self.report.taken])  # survey review shows them first
         return self.report.written
 
     def _editable(self, slug: str) -> Paper:

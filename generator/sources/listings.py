@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ..corpus.model import is_date
-from .entries import Source
+from .raw import Source
 
 # What a reader calls a source of each format.
 KINDS = {"hf-text": "Hugging Face Papers", "hf-html": "Hugging Face Papers",

@@ -25,9 +25,9 @@ from ..core.errors import CorpusError, SourceError, each_problem
 from ..core.text import bad_character, has_markup, shorten, squash
 from ..corpus.fields import URL_RE, strip_version
 from ..corpus.model import MAX_DESCRIPTION, MAX_URL, Paper
-from .entries import RawEntry, Refused, Source
 from .hf_json import hf_item_entry, iso_date, read_hf_json
 from .intake import DENSITY, check_density, read_bytes, unpacked
+from .raw import RawEntry, Refused, Source
 
 FORMATS = {
     "hf-text": "Hugging Face Papers listing (text)",

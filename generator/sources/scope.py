@@ -24,7 +24,7 @@ from pathlib import Path
 from ..core.tex import tex_text
 from ..core.text import printable
 from ..corpus.export import csv_cell  # a formula-like cell quoted, as in the exports
-from .entries import Refused
+from .raw import Refused
 
 GATED_FORMATS = frozenset({"hf-json", "arxiv-atom"})  # feeds; listings and bibliographies import whole
 

@@ -1,8 +1,13 @@
-"""Decisions made outside the queue, from a file: `survey review --apply FILE`.
+"""A person's decisions on papers' topics: the files a decision changes (`decision_files`, for
+corpus/writes.write_files; a rejection's are corpus/rejected.py's), and decisions made outside
+the queue, from a file: `survey review --apply FILE`.
 
-A YAML list of `{slug, topics}` or a CSV table with `slug` and `topics` columns (an edited
-`survey export --format csv` is one: its other columns are ignored), each with an optional
-`reviewed` (true/false) and `reason` (for a rejection). The topics are topic ids apart by
+A decision sets the paper's topics and lists `topics` in its `curated` (the site then shows its
+topics as reviewed, with no confidence).
+
+A decisions file is a YAML list of `{slug, topics}` or a CSV table with `slug` and `topics`
+columns (an edited `survey export --format csv` is one: its other columns are ignored), each with
+an optional `reviewed` (true/false) and `reason` (for a rejection). The topics are topic ids apart by
 spaces, commas, semicolons or lines, `none` (or `other`, as the site says) for none of the
 topics, or `reject` to take the paper out of the survey (corpus/rejected.yaml); a `reject` row of
 a paper rejected already is as it is.
@@ -18,9 +23,10 @@ found in one run; nothing is applied while there is one.
 
 from __future__ import annotations
 
+import copy
 import difflib
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -29,14 +35,31 @@ from ..core.errors import CorpusError, SurveyError
 from ..core.records import csv_rows, yaml_items
 from ..core.text import shorten, shown_path
 from ..core.yamlio import open_plain
-from ..corpus.fields import text_problem
-from ..corpus.rejected import MAX_REASON
-from ..corpus.store import Corpus
+from .fields import text_problem
+from .model import CURATABLE, Paper
+from .rejected import MAX_REASON
+from .store import Corpus, paper_text
+from .taxonomy import Taxonomy
 
 NONE, REJECT = "none", "reject"
 _SPLIT = re.compile(r"[\s,;]+")
 _YES, _NO = ("true", "yes", "1", "x"), ("false", "no", "0", "")
 SHOWN_PROBLEMS = 100  # a file of a million bad rows is not a million lines on the terminal
+
+
+def decided(paper: Paper, topics: Iterable[str], taxonomy: Taxonomy) -> Paper:
+    """The paper with a person's decision on its topics (in the taxonomy's order)."""
+    chosen = set(topics)
+    new = copy.deepcopy(paper)
+    new.topics = [t for t in taxonomy.topic_ids if t in chosen]
+    new.curated = [c for c in CURATABLE if c in {*paper.curated, "topics"}]
+    return new
+
+
+def decision_files(corpus: Corpus, decisions: Sequence[tuple[str, list[str]]]) -> list[tuple[str, str]]:
+    """The files that record these decisions, for corpus/writes.write_files."""
+    return [(paper.file, paper_text(paper)) for paper in
+            (decided(corpus.papers[slug], topics, corpus.taxonomy) for slug, topics in decisions)]
 
 
 @dataclass(frozen=True)
