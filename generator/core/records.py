@@ -15,7 +15,7 @@ from typing import Any, BinaryIO
 import yaml
 
 from .errors import CorpusError
-from .yamlio import TextLoader, _malformed, build
+from .yamlio import TextLoader, build, yaml_errors
 
 
 def yaml_items(stream: BinaryIO, path: str, shape: str) -> Iterator[tuple[int, Any]]:
@@ -25,7 +25,7 @@ def yaml_items(stream: BinaryIO, path: str, shape: str) -> Iterator[tuple[int, A
     and any other document than a list is refused with `shape` (what the list must be)."""
     loader = TextLoader(stream)
     try:
-        with _malformed(path):
+        with yaml_errors(path):
             loader.get_event()  # the stream's start
             if loader.check_event(yaml.StreamEndEvent):
                 return

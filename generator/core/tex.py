@@ -26,6 +26,13 @@ What is TeX and what is text (every other character stays exactly as written):
 
 Hostile input costs no more than plain text: braces are matched once, in one pass, and nesting
 deeper than `_DEPTH` is read as text.
+
+A text becomes another text in these functions, and only there:
+`tex_text` and `bib_text` (here: a title, an abstract or a BibTeX field as plain text);
+`math_plain` (tex_math.py: math that reads as plain text); `math_text`, `snippet_text` and
+`macro_text` (tex_macros.py: math, a snippet or a macro as pylatexenc's tables read it);
+`md_text` and `linked_text` (site/markup.py: text shown literally in a page, its URLs links);
+`tex_markup` (site/mathml.py: a title or an abstract for a page, its math as MathML).
 """
 
 from __future__ import annotations
@@ -35,21 +42,19 @@ import functools
 import re
 from typing import NamedTuple
 
-from .latex import (
+from .tex_macros import (
     NOTHING,
-    SCRIPTS,
     WORDS,
     accented,
     brace_pairs,
-    code_point,
     dashes,
     length_command,
     macro_text,
-    math_plain,
     math_text,
     snippet_text,
     takes_arguments,
 )
+from .tex_math import SCRIPTS, code_point, math_plain
 
 
 class Part(NamedTuple):

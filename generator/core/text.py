@@ -8,8 +8,8 @@ import reprlib
 import unicodedata
 from collections.abc import Callable, Container
 
-from .latex import code_value
 from .tex import tex_text
+from .tex_math import code_value
 
 _WS = re.compile(r"\s+")
 _NON_WORD = re.compile(r"[\W_]+")
@@ -99,13 +99,14 @@ def printable(text: str) -> str:
 
 
 def shown_path(path: str | os.PathLike[str]) -> str:
-    """A path as messages show it: relative to the working directory where possible, and
-    printable (a file's name comes from whoever made the file). As given where there is no
-    relative form (another drive) or no working directory (removed under the shell)."""
+    """A path as messages show it: relative to the working directory where possible (what is
+    printed is escaped at the output boundary, core/output.py: a file's name comes from whoever
+    made the file). As given where there is no relative form (another drive) or no working
+    directory (removed under the shell)."""
     try:
-        return printable(os.path.relpath(path))
+        return os.path.relpath(path)
     except (ValueError, OSError):
-        return printable(str(path))
+        return str(path)
 
 
 # In any text, characters that show nothing but change how the text around them shows: the bidi

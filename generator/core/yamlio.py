@@ -188,7 +188,7 @@ def load_yaml(text: str, path: str, longest: int = MAX_LIST) -> Any:
     `longest` items)."""
     loader = TextLoader(text)
     try:
-        with _malformed(path, text):
+        with yaml_errors(path, text):
             loader.get_event()  # the stream's start
             if loader.check_event(yaml.StreamEndEvent):
                 return None
@@ -224,7 +224,7 @@ def _quote_hint(text: str, line: int) -> tuple[str | None, str]:
 
 
 @contextlib.contextmanager
-def _malformed(path: str, text: str = "") -> Iterator[None]:
+def yaml_errors(path: str, text: str = "") -> Iterator[None]:
     """PyYAML's errors as one CorpusError at the line and column."""
     try:
         yield
@@ -248,9 +248,9 @@ def _malformed(path: str, text: str = "") -> Iterator[None]:
 
 
 # The largest corpus file read: the largest real one, the listing of the 9,109 real papers, is
-# 1.4 MB. Parsing a file costs some 150 times its size (a 16 MiB paper file took 2.5 GB), so a
-# paper's file, at most 12.5 KB among the real ones, may hold no more than MAX_PAPER_BYTES:
-# 80 times that, and a parse of 150 MB at most.
+# 1.4 MB. A paper's file, at most 12.5 KB among the real ones, may hold no more than
+# MAX_PAPER_BYTES, 80 times that: a file no paper fills (its fields are bounded, corpus/model.py)
+# is refused before it is parsed, which would take up to ten times its size (`build`).
 MAX_FILE_BYTES = 64 * 2**20
 MAX_PAPER_BYTES = 2**20
 LINK = "is a symbolic link; not read (corpus files must be plain files: a link may point out of the corpus)"

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import SurveyError
-from ..core.text import printable, shown_path
+from ..core.text import shown_path
 from ..core.yamlio import NOFOLLOW
 from .faults import step
 
@@ -207,15 +207,15 @@ def holder_of(data: bytes) -> dict[str, Any]:
 
 
 def describe_holder(holder: dict[str, Any]) -> str:
-    """`pid 12 (`survey import x.json`, since 2025-01-02T10:00:00Z)`, or what is known of it,
-    escaped (the text was read from a file)."""
+    """`pid 12 (`survey import x.json`, since 2025-01-02T10:00:00Z)`, or what is known of it
+    (read from a file: escaped where it is printed, core/output.py)."""
     pid = holder.get("pid")
     if not isinstance(pid, int):
         return "one that has not said who it is (a reader, or a writer starting)"
     said = [f"`{holder['command']}`"] if isinstance(holder.get("command"), str) else []
     if isinstance(holder.get("since"), str):
         said.append(f"since {holder['since']}")
-    return printable(f"pid {pid} ({', '.join(said)})")
+    return f"pid {pid} ({', '.join(said)})"
 
 
 def cannot_write(root: Path, exc: OSError) -> str:

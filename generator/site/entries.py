@@ -1,6 +1,6 @@
 """What a paper's entry shows besides its title, wherever papers are listed.
 
-The entry itself is templates/_entry.md.j2 (topic, tag, listing and home pages); the search
+The entry itself is templates/_entry.html.j2 (topic, tag, listing and home pages); the search
 page draws the same entry from the `entry` a paper page gives its search data (`search_entry`,
 read by docs/assets/search.js). Both take their date, venue and authors from here, so that a
 list and the search results say the same thing.

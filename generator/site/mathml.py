@@ -21,8 +21,8 @@ from typing import Any
 
 from markupsafe import Markup
 
-from ..core.latex import mathml_lengths
 from ..core.tex import math_text, tex_parts
+from ..core.tex_macros import mathml_lengths
 from .markup import md_text
 
 _ELEMENTS = frozenset({

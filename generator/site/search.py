@@ -162,7 +162,13 @@ def _write_manifest(output: Path, bundles: Sequence[_Bundle]) -> None:
     (output / MANIFEST).write_text(json.dumps({"parts": folders}) + "\n", encoding="utf-8")
 
 
-def _summary(bundles: Sequence[_Bundle], lines: Sequence[list[str]]) -> str:
+def index_into(site_dir: Path, output: Path, skip: Iterable[str], parts: Sequence[tuple[str, ...]],
+               run: Callable[[list[str]], subprocess.CompletedProcess[str]]) -> str:
+    """Index the site into `output`, in these parts (plan_parts), each with `run` (Pagefind's
+    command line -> its result): build_index's and, under serve, search_background's; what it did."""
+    bundles = _bundles(site_dir, output, skip, parts)
+    lines = [_run_bundle(site_dir, skip, bundle, run) for bundle in bundles]
+    _write_manifest(output, bundles)
     if len(bundles) == 1:
         return "; ".join(lines[0])
     return f"in {len(bundles)} parts: " + " | ".join(
@@ -179,11 +185,9 @@ def build_index(site_dir: Path, skip: Iterable[str] = (), papers: Iterable[tuple
     # Files are named by their content: an index left from an earlier build would stay beside.
     for old in (site_dir / OUTPUT, *site_dir.glob(f".{OUTPUT}{_MIRROR}*")):
         shutil.rmtree(old, ignore_errors=True)
-    bundles = _bundles(site_dir, site_dir / OUTPUT, skip, plan_parts(papers, part_size))
 
     def run(command: list[str]) -> subprocess.CompletedProcess[str]:
         return subprocess.run(command, capture_output=True, text=True, check=False)
 
-    lines = [_run_bundle(site_dir, skip, bundle, run) for bundle in bundles]
-    _write_manifest(site_dir / OUTPUT, bundles)
-    return f"in {time.perf_counter() - started:.2f} s: " + _summary(bundles, lines)
+    said = index_into(site_dir, site_dir / OUTPUT, skip, plan_parts(papers, part_size), run)
+    return f"in {time.perf_counter() - started:.2f} s: {said}"

@@ -13,7 +13,7 @@ from functools import partial
 from pathlib import Path
 
 from ..core.errors import SurveyError
-from .search import OUTPUT, PART, _bundles, _run_bundle, _summary, _write_manifest, plan_parts
+from .search import OUTPUT, PART, index_into, plan_parts
 
 # Unfinished bundles of the background index, inside the site folder so that the swap is a
 # rename on one file system; none is left once an index is in place.
@@ -94,16 +94,12 @@ class BackgroundIndex:
         started = time.perf_counter()
         output = site_dir / f"{_NEXT}{generation}"
         try:
-            bundles = _bundles(site_dir, output, skip, parts)
-            lines = [_run_bundle(site_dir, skip, bundle, partial(self._pagefind, generation))
-                     for bundle in bundles]
-            _write_manifest(output, bundles)
+            said = index_into(site_dir, output, skip, parts, partial(self._pagefind, generation))
             with self._lock:
                 if not self._current(generation):
                     return
                 _swap(output, site_dir / OUTPUT)  # every part at once
-            self.report(f"in {time.perf_counter() - started:.2f} s, in the background: "
-                        + _summary(bundles, lines))
+            self.report(f"in {time.perf_counter() - started:.2f} s, in the background: {said}")
             if self.then is not None:
                 self.then()
         except _Cancelled:
