@@ -36,7 +36,8 @@ os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
 # it is marked slow, so `pytest -m "not slow"` leaves it out. Tests that build a site of their
 # own, run `mkdocs serve`, classify or import the whole corpus or read the whole real data file
 # say @pytest.mark.slow themselves.
-SLOW_FIXTURES = {"real_site", "site_base", "hostile_site", "chromium", "cited_site", "review_site"}
+SLOW_FIXTURES = {"real_site", "site_base", "hostile_site", "chromium", "cited_site", "review_site",
+                 "literal_site"}
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -91,11 +92,11 @@ def survey(*args: str, cwd: Path | None = None, input: str | None = None,
     "no traceback" assertions hold in-process too. Start-up and import cost 0.75 to 1.5 s a
     subprocess; this costs nothing, which is what lets every refusal be its own assertion.
     `survey_process` runs the real command in a subprocess: one test per command uses it for
-    what only a process shows (its exit status as the shell sees it, nothing printed at exit)."""
+    what only a process shows (its exit status as the shell sees it, nothing printed at exit, a
+    fault of SURVEY_FAULT)."""
     from generator.cli.main import main
 
-    if "SURVEY_FAULT" in (env or {}):  # a fault kills or fails the process it is injected in
-        return survey_process(*args, cwd=cwd, input=input, env=env)
+    assert "SURVEY_FAULT" not in (env or {}), "a fault kills or fails its process: survey_process"
     out, err = io.StringIO(), io.StringIO()
     saved_env, saved_cwd, saved_stdin = dict(os.environ), os.getcwd(), sys.stdin
     try:
@@ -252,13 +253,27 @@ def review_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return mkdocs_build(make_project(tmp, make_corpus(tmp / "corpus", "review")))
 
 
+@pytest.fixture(scope="session")
+def literal_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[tuple[str, str, str]]]:
+    """The site of test_site's hostile texts (every Markdown extension on) and test_tex's math
+    papers, built once a session; and the hostile papers (slug, title, abstract)."""
+    from test_site import hostile_project
+    from test_tex import math_papers
+
+    project, papers = hostile_project(tmp_path_factory.mktemp("literal"), math_papers())
+    return mkdocs_build(project), papers
+
+
 @pytest.fixture()
-def corpus(tmp_path: Path, request: pytest.FixtureRequest) -> Path:
-    """A corpus at tmp_path/corpus, for a test that changes it: a copy of the committed corpus, or
-    the make_corpus variant a module names (`pytestmark = pytest.mark.corpus("review")`)."""
-    if marker := request.node.get_closest_marker("corpus"):
-        return make_corpus(tmp_path / "corpus", *marker.args)
+def corpus(tmp_path: Path) -> Path:
+    """A copy of the committed corpus at tmp_path/corpus, for a test that changes it."""
     return shutil.copytree(ROOT / "corpus", tmp_path / "corpus")
+
+
+@pytest.fixture()
+def review_corpus(tmp_path: Path) -> Path:
+    """The "review" corpus (make_corpus) at tmp_path/corpus, for a test that changes it."""
+    return make_corpus(tmp_path / "corpus", "review")
 
 
 def soup(path: Path) -> BeautifulSoup:

@@ -4,6 +4,7 @@ once. Each case: one line naming the file, a non-zero exit, nothing changed or l
 
 from __future__ import annotations
 
+import functools
 import gzip
 import json
 import os
@@ -26,23 +27,38 @@ SERVE = ("import sys; from pathlib import Path; from generator.corpus.check impo
          "print(*problems, sep='\\n', file=sys.stderr); sys.exit(1 if problems else 0)")
 
 
-def everywhere(corpus: Path, tmp: Path) -> dict[str, subprocess.CompletedProcess[str]]:
+def everywhere(corpus: Path, tmp: Path, fifo: bool = False) -> dict[str, subprocess.CompletedProcess[str]]:
     """Every command that reads the corpus: check, build, serve's check (with its cache),
-    import and add. A file they might read by mistake is a FIFO: reading it would hang."""
+    import and add. Where a file they might read by mistake is a FIFO (`fifo`: reading it would
+    hang), each runs in a process of its own with a timeout; elsewhere in this one (`survey`)."""
     c = str(corpus)
+    run = functools.partial(survey_process, timeout=60) if fifo else survey
+    serve = [sys.executable, "-c", SERVE, c]
     return {
-        "check": survey_process("check", "--corpus", c, timeout=60),
-        "build": survey_process("build", "--out", str(tmp / "out"), "--corpus", c, timeout=60),
-        "serve": subprocess.run([sys.executable, "-c", SERVE, c], cwd=ROOT, capture_output=True, text=True,
-                                timeout=60),
-        "import": survey_process("import", str(FIXTURES / "daily_papers.json"), "--corpus", c, timeout=60),
-        "add": survey_process("add", "--title", "T", "--abstract", "A.", "--corpus", c, timeout=60),
+        "check": run("check", "--corpus", c),
+        "build": run("build", "--out", str(tmp / "out"), "--corpus", c),
+        "serve": subprocess.run(serve, cwd=ROOT, capture_output=True, text=True, timeout=60) if fifo else
+        serve_check(corpus),
+        "import": run("import", str(FIXTURES / "daily_papers.json"), "--corpus", c),
+        "add": run("add", "--title", "T", "--abstract", "A.", "--corpus", c),
     }
 
 
-def refused_everywhere(corpus: Path, tmp: Path, line: str) -> None:
+def serve_check(corpus: Path) -> subprocess.CompletedProcess[str]:
+    """SERVE, in this process."""
+    from generator.corpus.check import check_corpus
+    from generator.corpus.store import CorpusCache
+
+    try:
+        _, problems = check_corpus(corpus, cache=CorpusCache())
+    except Exception as exc:
+        problems = [exc]
+    return subprocess.CompletedProcess(SERVE, 1 if problems else 0, "", "".join(f"{p}\n" for p in problems))
+
+
+def refused_everywhere(corpus: Path, tmp: Path, line: str, fifo: bool = False) -> None:
     before = snapshot(corpus)
-    for name, result in everywhere(corpus, tmp).items():
+    for name, result in everywhere(corpus, tmp, fifo).items():
         assert result.returncode == 1, (name, result.stdout, result.stderr)
         assert line in result.stderr.splitlines()[0], (name, result.stderr)
         assert "Traceback" not in result.stderr, name
@@ -61,7 +77,8 @@ def test_a_paper_file_linked_out_of_the_corpus_is_refused_unread(corpus: Path, t
     os.mkfifo(fifo)  # opening it to read would wait forever for a writer
     (corpus / "papers" / "y.yaml").symlink_to(fifo)
     papers = corpus / "papers"
-    refused_everywhere(corpus, tmp_path, f"{shown(papers / 'x.yaml')}: is a symbolic link; not read")
+    refused_everywhere(corpus, tmp_path, f"{shown(papers / 'x.yaml')}: is a symbolic link; not read",
+                       fifo=True)
     checked = survey("check", "--corpus", str(corpus))
     assert "secret-hash" not in checked.stderr + checked.stdout
     assert f"{shown(papers / 'y.yaml')}: is a symbolic link; not read" in checked.stderr
@@ -81,7 +98,7 @@ def test_a_taxonomy_or_model_linked_out_of_the_corpus_is_refused_unread(
     os.mkfifo(fifo)
     (corpus / name).unlink()
     (corpus / name).symlink_to(fifo)
-    refused_everywhere(corpus, tmp_path, f"{shown(corpus / name)}: is a symbolic link; not read")
+    refused_everywhere(corpus, tmp_path, f"{shown(corpus / name)}: is a symbolic link; not read", fifo=True)
 
 
 def test_a_yml_paper_file_is_refused_the_same_way_everywhere(corpus: Path, tmp_path: Path) -> None:
@@ -169,7 +186,8 @@ def test_a_disk_full_at_the_commit_is_one_line_and_nothing_changes(corpus: Path,
     before = snapshot(corpus)
     add = ("add", "--title", "T", "--abstract", "A.", "--corpus")
     at = counted(*add, str(shutil.copytree(corpus, tmp_path / "c")))[1].index("manifest.part")
-    result = survey(*add, str(corpus), env={"SURVEY_FAULT": f"enospc-after={at}"})  # writing the manifest
+    # a fault fails the process it is injected in: writing the manifest
+    result = survey_process(*add, str(corpus), env={"SURVEY_FAULT": f"enospc-after={at}"})
     assert result.returncode == 1
     assert result.stderr == (f"survey add: cannot write to {shown(corpus)}: No space left on device; "
                              f"nothing in {shown(corpus)} changed\n")

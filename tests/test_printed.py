@@ -11,7 +11,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from conftest import ROOT, hf_item, make_corpus, make_project, survey, survey_process
 
 from generator.core.text import printable
@@ -20,26 +19,6 @@ from generator.core.text import printable
 BAD = "k\x1b[2J\x1b[31mFAKE\x1b[0m\u202e\x07"
 TITLE = f"Pipeline Parallel Training {BAD}"
 ABSTRACT = "We study pipeline parallel training of large models on many accelerators at once."
-
-
-def _files() -> dict[str, tuple[str, bytes]]:
-    """Each input kind, holding BAD in a name, key, slug or title: (file name, bytes)."""
-    bib = (f"@article{{{BAD}, title = {{Pipeline Parallel Escape Key}}, author = {{Rae, C{BAD}}}, "
-           f"year = {{2024}}, abstract = {{{ABSTRACT}}}, url = {{javascript:1}}}}\n")
-    daily = [hf_item(f"2401.0000{BAD}", TITLE, ABSTRACT, [f"Ann {BAD}"])]
-    atom = ('<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><entry>'
-            f'<id>http://arxiv.org/abs/{BAD}</id><title>{TITLE}</title><summary>{ABSTRACT}</summary>'
-            '</entry></feed>')
-    html = f"<html><body><h1>{TITLE}</h1><h2>Abstract</h2><p>{ABSTRACT}</p></body></html>"
-    return {
-        "hf-text": (f"{BAD}.txt", f"Daily Papers\n\n{TITLE}\n\n{ABSTRACT}\n".encode()),
-        "hf-html": (f"{BAD}.html", html.encode()),
-        "hf-json": (f"{BAD}.json.gz", gzip.compress(json.dumps(daily).encode())),
-        "atom": (f"{BAD}.xml", atom.encode()),
-        "bibtex": (f"{BAD}.bib", bib.encode()),
-        "decisions-csv": (f"{BAD}.csv", f"slug,topics\n{BAD},serving\n".encode()),
-        "decisions-yaml": (f"{BAD}.yaml", f"- slug: {json.dumps(BAD)}\n  topics: []\n".encode()),
-    }
 
 
 def assert_escaped(result: subprocess.CompletedProcess[str]) -> None:
@@ -52,25 +31,21 @@ def assert_escaped(result: subprocess.CompletedProcess[str]) -> None:
     assert "FAKE" in printed, printed
 
 
-@pytest.mark.parametrize("kind", ["hf-text", "hf-html", "hf-json", "atom", "bibtex"])
-def test_import_and_enrich_print_a_hostile_source_escaped(kind: str, tmp_path: Path) -> None:
+def test_import_enrich_and_apply_print_hostile_input_escaped(tmp_path: Path) -> None:
+    """One source kind for each stream: what import and enrich print of a daily-papers file
+    (stdout), what `review --apply` refuses in a decisions file (stderr). Every reader's line
+    passes the one boundary of cli/main.main, so one kind shows the guarantee for all."""
     corpus = make_corpus(tmp_path / "corpus", "empty")
-    name, data = _files()[kind]
-    path = tmp_path / name
-    path.write_bytes(data)
-    assert_escaped(survey("import", "--dry-run", str(path), "--corpus", str(corpus)))
-    if kind in ("hf-json", "bibtex"):
-        assert_escaped(survey("enrich", "--web", "none", "--dry-run", "--from", str(path),
-                              "--corpus", str(corpus)))
-
-
-@pytest.mark.parametrize("kind", ["decisions-csv", "decisions-yaml"])
-def test_review_apply_prints_a_hostile_decisions_file_escaped(kind: str, tmp_path: Path) -> None:
-    corpus = make_corpus(tmp_path / "corpus", "empty")
-    name, data = _files()[kind]
-    (tmp_path / name).write_bytes(data)
-    result = survey("review", "--apply", str(tmp_path / name), "--corpus", str(corpus))
-    assert result.returncode == 1
+    daily = tmp_path / f"{BAD}.json.gz"
+    daily.write_bytes(gzip.compress(json.dumps([hf_item(f"2401.0000{BAD}", TITLE, ABSTRACT,
+                                                        [f"Ann {BAD}"])]).encode()))
+    assert_escaped(survey("import", "--dry-run", str(daily), "--corpus", str(corpus)))
+    assert_escaped(survey("enrich", "--web", "none", "--dry-run", "--from", str(daily),
+                          "--corpus", str(corpus)))
+    decisions = tmp_path / f"{BAD}.csv"
+    decisions.write_text(f"slug,topics\n{BAD},serving\n", encoding="utf-8")
+    result = survey("review", "--apply", str(decisions), "--corpus", str(corpus))
+    assert result.returncode == 1 and "FAKE" in result.stderr
     assert_escaped(result)
 
 

@@ -50,15 +50,15 @@ def check(corpus: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
     return code, out.err + out.out
 
 
-def interrupt(corpus: Path, monkeypatch: pytest.MonkeyPatch, files: list[tuple[str, str]] | None = None,
-              argv: list[str] | None = None) -> None:
+def interrupt(corpus: Path, monkeypatch: pytest.MonkeyPatch, files: list[tuple[str, str]] | None = None
+              ) -> None:
     """A write stopped right after its commit point, as by a kill: staged, committed, not applied."""
     def stop(*args: object) -> None:
         raise OSError(errno.EIO, "stopped")
 
     with monkeypatch.context() as m:
         m.setattr(journal, "_apply", stop)
-        m.setattr(sys, "argv", argv or ["survey", "add"])
+        m.setattr(sys, "argv", ["survey", "add"])
         with pytest.raises(SurveyError, match="a write stopped half applied"):
             write_files(load_corpus(corpus), files or [(NEW, NEW_TEXT)])
     assert (corpus / ".survey-write" / "manifest.json").is_file()
@@ -236,13 +236,6 @@ def test_no_link_is_followed_and_nothing_but_a_plain_file_read(
     outside.mkdir()
     tamper(corpus / ".survey-write", outside)
     refused(corpus, capsys, outside)
-
-
-def test_terminal_escapes_in_what_is_read_back_are_shown_escaped(
-        corpus: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    interrupt(corpus, monkeypatch, argv=["survey", "add", "--title", ESCAPE + "all valid"])
-    code, output = check(corpus, capsys)
-    assert code == 0 and "\x1b" not in output and "`survey add --title '\\x1b[2K\\x1b[1A" in output, output
 
 
 IN_USE = ("is in use by another command: one reading it (survey check, mkdocs build or serve), or a "

@@ -27,7 +27,6 @@ from generator.corpus.store import load_corpus
 WAITING = [*SUGGESTED, HOSTILE_SLUG]
 
 
-pytestmark = pytest.mark.corpus("review")
 
 
 def listed(corpus: Path, *args: str, capsys: pytest.CaptureFixture[str]) -> list[str]:
@@ -52,15 +51,15 @@ def waiting(corpus: Path, topic: str | None = None) -> list[Pending]:
     return queue(glances, scores, taxonomy.topic_ids, topic)
 
 
-def test_the_queue_is_every_paper_whose_topics_no_person_confirmed(corpus: Path) -> None:
-    pending = waiting(corpus)
+def test_the_queue_is_every_paper_whose_topics_no_person_confirmed(review_corpus: Path) -> None:
+    pending = waiting(review_corpus)
     assert sorted(p.slug for p in pending) == sorted(WAITING)
     wrong = [p.expected_wrong for p in pending]
     assert wrong == sorted(wrong, reverse=True) and wrong[0] > wrong[-1]
 
 
 def test_the_queue_is_ordered_from_the_derived_cache_and_follows_the_model(
-        corpus: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        review_corpus: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Once a command has scored the papers with this model, the queue opens from the cache: no
     paper is scored and neither the taxonomy nor the model is parsed (its numbers, here made by
     hand the most doubtful of all for one paper, are what order it). The cache is keyed by the
@@ -70,8 +69,8 @@ def test_the_queue_is_ordered_from_the_derived_cache_and_follows_the_model(
     from generator.classify import suggest
     from generator.corpus.taxonomy import Taxonomy
 
-    first = waiting(corpus)  # scored, and kept
-    path = corpus / ".survey-cache.json"
+    first = waiting(review_corpus)  # scored, and kept
+    path = review_corpus / ".survey-cache.json"
     cache = json.loads(path.read_text(encoding="utf-8"))
     last = first[-1].slug
     text = next(g[4] for g in cache["papers"].values() if g[0] == last)
@@ -84,14 +83,14 @@ def test_the_queue_is_ordered_from_the_derived_cache_and_follows_the_model(
     with monkeypatch.context() as m:
         m.setattr(suggest, "suggest_all", refused)
         m.setattr(Taxonomy, "load", refused)
-        glances, scores, topics = for_queue(corpus, refused)  # type: ignore[arg-type]
+        glances, scores, topics = for_queue(review_corpus, refused)  # type: ignore[arg-type]
         assert queue(glances, scores, [t for t, _ in topics])[0].slug == last
-    model = corpus / "topic_model.yaml"  # a curator edits a weight: another model
+    model = review_corpus / "topic_model.yaml"  # a curator edits a weight: another model
     model.write_text(re.sub(r"bias: (\S+)", lambda m: f"bias: {float(m[1]) + 1}", model.read_text(
         encoding="utf-8"), count=1), encoding="utf-8")
-    taxonomy = load_corpus(corpus).taxonomy
-    paper = load_corpus(corpus).papers[last]
-    _, scores, _ = for_queue(corpus, lambda: taxonomy)
+    taxonomy = load_corpus(review_corpus).taxonomy
+    paper = load_corpus(review_corpus).papers[last]
+    _, scores, _ = for_queue(review_corpus, lambda: taxonomy)
     assert scores[last] == {v.id: round(v.confidence, 4) for v in suggest.suggest(
         taxonomy, paper.title, paper.abstract).topics} != {t: 0.5 for t in scores[last]}
 
@@ -100,11 +99,11 @@ def test_the_queue_is_ordered_from_the_derived_cache_and_follows_the_model(
 
 
 def test_list_prints_the_queue_one_paper_a_line_slug_first_in_order(
-        corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    lines = listed(corpus, capsys=capsys)
-    assert [line.split()[0] for line in lines] == [p.slug for p in waiting(corpus)]
+        review_corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    lines = listed(review_corpus, capsys=capsys)
+    assert [line.split()[0] for line in lines] == [p.slug for p in waiting(review_corpus)]
     assert capsys.readouterr().err == ""
-    assert main(["review", "--list", "--corpus", str(corpus)]) == 0
+    assert main(["review", "--list", "--corpus", str(review_corpus)]) == 0
     assert capsys.readouterr().err == "survey review: 6 papers wait for a person's review\n"
     first = lines[0]  # the paper the model is least sure of: parallelism 0.98 and serving 0.54
     assert first == ("accelerating-feedforward-computation-via-parallel-nonlinear  parallelism 0.98, "
@@ -115,20 +114,20 @@ def test_list_prints_the_queue_one_paper_a_line_slug_first_in_order(
     assert any(line.split("  ")[1] == "no topic" for line in lines)
 
 
-def test_list_into_a_closed_pipe_ends_quietly(corpus: Path) -> None:
+def test_list_into_a_closed_pipe_ends_quietly(review_corpus: Path) -> None:
     """`survey review --list | head -1` once head has gone: no traceback, nothing on stderr, the
     status a process killed by SIGPIPE has (the pipe is closed before the first line here)."""
     read, write = os.pipe()
     os.close(read)
     try:
-        command = [sys.executable, "-m", "generator", "review", "--list", "--corpus", str(corpus)]
+        command = [sys.executable, "-m", "generator", "review", "--list", "--corpus", str(review_corpus)]
         result = subprocess.run(command, stdout=write, stderr=subprocess.PIPE, text=True, cwd=ROOT)
     finally:
         os.close(write)
     assert (result.returncode, result.stderr) == (141, "")
 
 
-def test_list_on_a_terminal_fits_each_line_to_its_width_and_keeps_the_slug_whole(corpus: Path) -> None:
+def test_list_on_a_terminal_fits_each_line_to_its_width_and_keeps_the_slug_whole(review_corpus: Path) -> None:
     """On a terminal 80 columns wide (its own size, no COLUMNS) each line fits in 79 (a line as
     wide as the terminal may wrap), the title cut with …; piped, lines stay whole (the test
     above)."""
@@ -141,7 +140,7 @@ def test_list_on_a_terminal_fits_each_line_to_its_width_and_keeps_the_slug_whole
     env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
     try:
         result = subprocess.run([sys.executable, "-m", "generator", "review", "--list", "--corpus",
-                                 str(corpus)], stdout=slave, stderr=subprocess.PIPE, cwd=ROOT, env=env,
+                                 str(review_corpus)], stdout=slave, stderr=subprocess.PIPE, cwd=ROOT, env=env,
                                 timeout=60)
         seen = b""
         while select.select([master], [], [], 0.5)[0]:
@@ -151,30 +150,30 @@ def test_list_on_a_terminal_fits_each_line_to_its_width_and_keeps_the_slug_whole
         os.close(slave)
     assert result.returncode == 0
     lines = seen.decode("utf-8").replace("\r\n", "\n").splitlines()
-    assert [line.split("  ")[0] for line in lines] == [p.slug for p in waiting(corpus)]
+    assert [line.split("  ")[0] for line in lines] == [p.slug for p in waiting(review_corpus)]
     assert all(len(line) <= 79 for line in lines)
     assert lines[0] == "accelerating-feedforward-computation-via-parallel-nonlinear  parallelism 0.98,…"
     assert all(line.endswith("…") for line in lines)  # every title here is longer than its room
 
 
 def test_topic_narrows_the_queue_to_papers_that_have_it_or_may_have_missed_it(
-        corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    everything = [line.split()[0] for line in listed(corpus, capsys=capsys)]
-    kernels = [line.split()[0] for line in listed(corpus, "--topic", "kernels", capsys=capsys)]
+        review_corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    everything = [line.split()[0] for line in listed(review_corpus, capsys=capsys)]
+    kernels = [line.split()[0] for line in listed(review_corpus, "--topic", "kernels", capsys=capsys)]
     assert kernels == ["analyzing-modern-nvidia-gpu-cores"]
-    serving = [line.split()[0] for line in listed(corpus, "--topic", "serving", capsys=capsys)]
+    serving = [line.split()[0] for line in listed(review_corpus, "--topic", "serving", capsys=capsys)]
     assert serving == ["accelerating-feedforward-computation-via-parallel-nonlinear"]  # serving 0.54
     assert len(everything) == len(WAITING)
-    assert main(["review", "--list", "--topic", "gpus", "--corpus", str(corpus)]) == 1
+    assert main(["review", "--list", "--topic", "gpus", "--corpus", str(review_corpus)]) == 1
     assert capsys.readouterr().err == ("survey review: --topic: unknown topic 'gpus'; the topics are "
                                        "parallelism, quantization, serving, kernels\n")
-    assert main(["review", "--apply", "d.yaml", "--topic", "kernels", "--corpus", str(corpus)]) == 1
+    assert main(["review", "--apply", "d.yaml", "--topic", "kernels", "--corpus", str(review_corpus)]) == 1
     assert capsys.readouterr().err == ("survey review: --topic and SLUG choose papers to review; --apply "
                                        "applies every decision of its file\n")
 
 
 def test_topic_finds_the_papers_the_model_may_have_missed_it_on(
-        corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        review_corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A paper the model gave kernels (0.60) and serving 0.33, parallelism 0.24: `--topic serving`
     finds it, though its file says nothing of serving; parallelism (under 0.25) does not. Its
     confidence in every topic is kept, so nothing is scored again for --topic."""
@@ -182,7 +181,7 @@ def test_topic_finds_the_papers_the_model_may_have_missed_it_on(
     from generator.corpus.model import Paper
     from generator.corpus.store import paper_text
 
-    taxonomy = load_corpus(corpus).taxonomy
+    taxonomy = load_corpus(review_corpus).taxonomy
     near = Paper(slug="faster-attention", title="Faster attention on GPUs",
                  abstract="A fused kernel for attention.")
     s = suggest(taxonomy, near.title, near.abstract)
@@ -190,36 +189,36 @@ def test_topic_finds_the_papers_the_model_may_have_missed_it_on(
     scores = {v.id: round(v.confidence, 2) for v in s.topics}
     assert (near.topics, scores["kernels"], scores["serving"], scores["parallelism"]) == (
         ["kernels"], 0.6, 0.33, 0.24)
-    (corpus / near.file).write_text(paper_text(near), encoding="utf-8")
-    serving = listed(corpus, "--topic", "serving", capsys=capsys)
+    (review_corpus / near.file).write_text(paper_text(near), encoding="utf-8")
+    serving = listed(review_corpus, "--topic", "serving", capsys=capsys)
     assert [line.split()[0] for line in serving] == [
         "faster-attention", "accelerating-feedforward-computation-via-parallel-nonlinear"]
     assert serving[0] == ("faster-attention  kernels 0.60; may have missed serving (0.33)  Faster attention "
                           "on GPUs")
     assert capsys.readouterr().err == ""
-    parallelism = [line.split()[0] for line in listed(corpus, "--topic", "parallelism", capsys=capsys)]
+    parallelism = [line.split()[0] for line in listed(review_corpus, "--topic", "parallelism", capsys=capsys)]
     assert "faster-attention" not in parallelism and len(parallelism) == 3
 
 
 # --- exits, and corpora without a model or a waiting paper -------------------------------------
 
 
-def test_review_exits_with_one_line_and_no_traceback(corpus: Path, tmp_path: Path) -> None:
+def test_review_exits_with_one_line_and_no_traceback(review_corpus: Path, tmp_path: Path) -> None:
     """Not on a terminal, and a bad decisions file: exit 1, one line on stderr, nothing written."""
-    result = survey("review", "--corpus", str(corpus), input="")
+    result = survey("review", "--corpus", str(review_corpus), input="")
     assert (result.returncode, result.stdout) == (1, "")
     assert result.stderr == ("survey review: not on a terminal: --list prints the queue, --apply FILE "
                              "applies decisions\n")
     bad = tmp_path / "bad.yaml"
     bad.write_text("- slug: analyzing-modern-nvidia-gpu-cores\n  topics: nope\n", encoding="utf-8")
-    before = snapshot(corpus)
-    result = survey("review", "--apply", str(bad), "--corpus", str(corpus))
+    before = snapshot(review_corpus)
+    result = survey("review", "--apply", str(bad), "--corpus", str(review_corpus))
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert "field 'topics': unknown topic 'nope'" in result.stderr.splitlines()[0]
     assert result.stderr.splitlines()[1:] == [
         f"survey review: 1 problem in {shown_path(bad)}: nothing applied"]
-    assert snapshot(corpus) == before
-    assert set(REVIEWED).isdisjoint(survey("review", "--list", "--corpus", str(corpus)).stdout.split())
+    assert snapshot(review_corpus) == before
+    assert set(REVIEWED).isdisjoint(survey("review", "--list", "--corpus", str(review_corpus)).stdout.split())
 
 
 def test_a_terminal_with_nothing_waiting_is_told_so(
@@ -231,23 +230,23 @@ def test_a_terminal_with_nothing_waiting_is_told_so(
                                        "topics of every paper\n")
 
 
-def test_the_queue_reads_a_hand_written_file_as_check_does(corpus: Path) -> None:
+def test_the_queue_reads_a_hand_written_file_as_check_does(review_corpus: Path) -> None:
     """The queue reads a paper file as `survey check` does (its glance is made from that reading,
     then kept by the file's digest): a file written by hand in another style (flow mappings, a
     quoted title whose second line reads like a key, the retired `confidence`) gives what the
     full read gives, and a file check refuses is refused in check's words."""
-    path = corpus / "papers" / "hand-written.yaml"
+    path = review_corpus / "papers" / "hand-written.yaml"
     path.write_text('{slug: hand-written, title: "A Title\ncurated: [topics]", abstract: x,\n'
                     ' topics: [serving], confidence: {serving: "0.61"}, tags: []}\n', encoding="utf-8")
-    full = load_corpus(corpus).papers["hand-written"]
+    full = load_corpus(review_corpus).papers["hand-written"]
     for read in (True, False):  # read, then from the cache
-        derived = Derived.load(corpus)
-        glance = next(g for g in glance_papers(corpus, derived) if g.slug == "hand-written")
+        derived = Derived.load(review_corpus)
+        glance = next(g for g in glance_papers(review_corpus, derived) if g.slug == "hand-written")
         assert ("hand-written" in derived.read) == read
         assert (glance.title, glance.topics, glance.reviewed) == (
             full.title, tuple(full.topics), False) == ("A Title curated: [topics]", ("serving",), False)
         derived.save()
     path.write_text("slug: hand-written\ntitle: [not, text]\n", encoding="utf-8")
-    result = survey("review", "--list", "--corpus", str(corpus))
+    result = survey("review", "--list", "--corpus", str(review_corpus))
     assert result.returncode == 1 and result.stderr.startswith("survey review: ") and "hand-written.yaml" in (
         result.stderr) and len(result.stderr.splitlines()) == 1

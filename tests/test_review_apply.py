@@ -21,7 +21,6 @@ FIRST = "accelerating-feedforward-computation-via-parallel-nonlinear"  # paralle
 GPU = "analyzing-modern-nvidia-gpu-cores"  # kernels, suggested
 
 
-pytestmark = pytest.mark.corpus("review")
 
 
 def apply(corpus: Path, name: str, text: str, *options: str) -> tuple[int, str, str]:
@@ -48,92 +47,92 @@ def table(rows: list[dict[str, str]]) -> str:
     return buf.getvalue()
 
 
-def test_an_unedited_export_decides_nothing_and_an_edited_one_only_its_edits(corpus: Path) -> None:
+def test_an_unedited_export_decides_nothing_and_an_edited_one_only_its_edits(review_corpus: Path) -> None:
     """An export applied as it is marks no paper reviewed."""
-    rows = export(corpus)
-    before = snapshot(corpus)
-    code, out, _ = apply(corpus, "export.csv", table(rows))
-    assert code == 0 and snapshot(corpus) == before
+    rows = export(review_corpus)
+    before = snapshot(review_corpus)
+    code, out, _ = apply(review_corpus, "export.csv", table(rows))
+    assert code == 0 and snapshot(review_corpus) == before
     assert out == ("survey review: 0 decisions applied; 0 files written\n"
                    "8 rows left alone: the paper as it is (the same topics, not marked reviewed); to "
                    "confirm suggested topics, mark the row reviewed true\n")
     edits = {FIRST: {"topics": "serving"}, GPU: {"reviewed": "true"}, HOSTILE_SLUG: {"topics": "none"}}
     for row in rows:
         row.update(edits.get(row["slug"], {}))
-    code, out, _ = apply(corpus, "export.csv", table(rows))
+    code, out, _ = apply(review_corpus, "export.csv", table(rows))
     assert code == 0
     assert out.startswith("survey review: 3 decisions applied; 3 files written\n5 rows left alone")
-    first, gpu, hostile = (paper_data(corpus, slug) for slug in (FIRST, GPU, HOSTILE_SLUG))
+    first, gpu, hostile = (paper_data(review_corpus, slug) for slug in (FIRST, GPU, HOSTILE_SLUG))
     assert first["topics"] == ["serving"] and "topics" in first["curated"]
     assert gpu["topics"] == ["kernels"] and "topics" in gpu["curated"]
     assert hostile["topics"] == [] and "confidence" not in hostile
-    assert not {FIRST, GPU, HOSTILE_SLUG} & waiting(corpus) and len(waiting(corpus)) == 3
-    assert survey("check", "--corpus", str(corpus)).returncode == 0
+    assert not {FIRST, GPU, HOSTILE_SLUG} & waiting(review_corpus) and len(waiting(review_corpus)) == 3
+    assert survey("check", "--corpus", str(review_corpus)).returncode == 0
 
 
-def test_yaml_decisions_are_written_as_curated_topics(corpus: Path) -> None:
-    code, out, _ = apply(corpus, "d.yaml", f"- slug: {FIRST}\n  topics: [serving, parallelism]\n"
+def test_yaml_decisions_are_written_as_curated_topics(review_corpus: Path) -> None:
+    code, out, _ = apply(review_corpus, "d.yaml", f"- slug: {FIRST}\n  topics: [serving, parallelism]\n"
                                            f"  reviewed: true\n- slug: {HOSTILE_SLUG}\n  topics: []\n")
     assert (code, out) == (0, "survey review: 2 decisions applied; 2 files written\n")
-    assert paper_data(corpus, FIRST)["topics"] == ["parallelism", "serving"]  # the taxonomy's order
-    assert "confidence" not in paper_data(corpus, FIRST)
-    hostile = paper_data(corpus, HOSTILE_SLUG)
+    assert paper_data(review_corpus, FIRST)["topics"] == ["parallelism", "serving"]  # the taxonomy's order
+    assert "confidence" not in paper_data(review_corpus, FIRST)
+    hostile = paper_data(review_corpus, HOSTILE_SLUG)
     assert hostile["topics"] == [] and hostile["curated"] == ["topics"]
 
 
-def test_a_reviewed_paper_changes_only_with_force_and_is_named(corpus: Path) -> None:
+def test_a_reviewed_paper_changes_only_with_force_and_is_named(review_corpus: Path) -> None:
     text = f"slug,topics\n{REVIEWED[0]},kernels\n{FIRST},serving\n"
-    before = snapshot(corpus)
-    code, out, err = apply(corpus, "d.csv", text)
-    assert code == 1 and snapshot(corpus) == before and out == ""
+    before = snapshot(review_corpus)
+    code, out, err = apply(review_corpus, "d.csv", text)
+    assert code == 1 and snapshot(review_corpus) == before and out == ""
     assert err == (f"d.csv:2: entry {REVIEWED[0]}: field 'topics': a person reviewed this paper as "
                    f"parallelism; this row makes it kernels: --force changes a reviewed paper\n"
                    f"survey review: 1 problem in d.csv: nothing applied\n")
-    code, out, err = apply(corpus, "d.csv", text, "--force")
-    assert code == 0 and paper_data(corpus, REVIEWED[0])["topics"] == ["kernels"]
+    code, out, err = apply(review_corpus, "d.csv", text, "--force")
+    assert code == 0 and paper_data(review_corpus, REVIEWED[0])["topics"] == ["kernels"]
     assert out == (f"{REVIEWED[0]}: reviewed parallelism -> kernels\n"
                    f"survey review: 2 decisions applied (1 changing a person's review (--force)); 2 files "
                    f"written\n")
 
 
-def test_dry_run_prints_each_decision_and_writes_nothing(corpus: Path) -> None:
-    before = snapshot(corpus)
-    code, out, _ = apply(corpus, "d.csv", f"slug,topics,reason\n{FIRST},serving,\n{GPU},reject,not ML\n",
-                         "--dry-run")
-    assert code == 0 and snapshot(corpus) == before
+def test_dry_run_prints_each_decision_and_writes_nothing(review_corpus: Path) -> None:
+    before = snapshot(review_corpus)
+    code, out, _ = apply(review_corpus, "d.csv",
+                         f"slug,topics,reason\n{FIRST},serving,\n{GPU},reject,not ML\n", "--dry-run")
+    assert code == 0 and snapshot(review_corpus) == before
     assert out == (f"{FIRST}: suggested parallelism, serving -> serving\n{GPU}: rejected (not ML)\n"
                    f"survey review: 2 decisions to apply (1 rejected); nothing written (--dry-run)\n")
 
 
-def test_reject_in_a_csv_or_yaml_file_takes_the_paper_out(corpus: Path) -> None:
-    code, _, _ = apply(corpus, "d.csv", f"slug,topics,reason\n{GPU},reject,a GPU study\n")
-    assert code == 0 and not (corpus / "papers" / f"{GPU}.yaml").exists()
-    code, _, _ = apply(corpus, "d.yaml", f"- slug: {FIRST}\n  topics: reject\n")
-    assert code == 0 and not (corpus / "papers" / f"{FIRST}.yaml").exists()
-    entries = yaml.safe_load((corpus / "rejected.yaml").read_text(encoding="utf-8"))
+def test_reject_in_a_csv_or_yaml_file_takes_the_paper_out(review_corpus: Path) -> None:
+    code, _, _ = apply(review_corpus, "d.csv", f"slug,topics,reason\n{GPU},reject,a GPU study\n")
+    assert code == 0 and not (review_corpus / "papers" / f"{GPU}.yaml").exists()
+    code, _, _ = apply(review_corpus, "d.yaml", f"- slug: {FIRST}\n  topics: reject\n")
+    assert code == 0 and not (review_corpus / "papers" / f"{FIRST}.yaml").exists()
+    entries = yaml.safe_load((review_corpus / "rejected.yaml").read_text(encoding="utf-8"))
     assert [(e["slug"], e.get("reason")) for e in entries] == [(FIRST, None), (GPU, "a GPU study")]
-    assert survey("check", "--corpus", str(corpus)).returncode == 0
-    code, _, err = apply(corpus, "d.csv", f"slug,topics\n{GPU},kernels\n")
+    assert survey("check", "--corpus", str(review_corpus)).returncode == 0
+    code, _, err = apply(review_corpus, "d.csv", f"slug,topics\n{GPU},kernels\n")
     assert code == 1 and f"entry {GPU}: field 'slug': rejected on " in err
     # the same sheet applied again (the curator's loop: edit more rows, apply again): the rejection
     # is as it is, and the sheet's new row applies; `other` (the site's word) is none
-    before = snapshot(corpus)
-    code, out, err = apply(corpus, "d.csv", f"slug,topics,reason\n{GPU},reject,a GPU study\n"
+    before = snapshot(review_corpus)
+    code, out, err = apply(review_corpus, "d.csv", f"slug,topics,reason\n{GPU},reject,a GPU study\n"
                                              f"{HOSTILE_SLUG},Other\n")
     assert (code, err) == (0, "")
     assert out.startswith("survey review: 1 decision applied; 1 file written\n1 row left alone")
-    assert paper_data(corpus, HOSTILE_SLUG)["topics"] == [] and snapshot(corpus) != before
+    assert paper_data(review_corpus, HOSTILE_SLUG)["topics"] == [] and snapshot(review_corpus) != before
 
 
-def test_every_problem_of_the_file_is_said_in_one_run(corpus: Path) -> None:
+def test_every_problem_of_the_file_is_said_in_one_run(review_corpus: Path) -> None:
     """A rejection's reason too: markup and a bidi override were refused at the write, one a run
     (audit A1)."""
     text = (f"slug,topics,reason\n{FIRST},serve,\n{GPU},,\nno-such-paper,kernels,\n{FIRST},kernels,\n"
             f"{HOSTILE_SLUG},none serving,\n{SUGGESTED[0]},reject,<b>bold</b>\n"
             f"{SUGGESTED[3]},reject,rtl \u202e\n")
-    before = snapshot(corpus)
-    code, out, err = apply(corpus, "d.csv", text)
-    assert code == 1 and snapshot(corpus) == before and out == ""
+    before = snapshot(review_corpus)
+    code, out, err = apply(review_corpus, "d.csv", text)
+    assert code == 1 and snapshot(review_corpus) == before and out == ""
     assert err.splitlines() == [
         f"d.csv:2: entry {FIRST}: field 'topics': unknown topic 'serve'; the topics are parallelism, "
         f"quantization, serving, kernels, or none, or reject",
@@ -163,7 +162,7 @@ BAD_FILES = [
 
 @pytest.mark.parametrize(("name", "text", "error"), BAD_FILES)
 def test_a_file_that_is_no_list_of_decisions_is_refused_in_one_line(
-        corpus: Path, name: str, text: str, error: str) -> None:
-    before = snapshot(corpus)
-    assert apply(corpus, name, text) == (1, "", f"survey review: {error}\n")
-    assert snapshot(corpus) == before
+        review_corpus: Path, name: str, text: str, error: str) -> None:
+    before = snapshot(review_corpus)
+    assert apply(review_corpus, name, text) == (1, "", f"survey review: {error}\n")
+    assert snapshot(review_corpus) == before

@@ -42,7 +42,6 @@ from generator.core.text import printable
 ESCAPE = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
-pytestmark = pytest.mark.corpus("review")
 
 
 class Keys:
@@ -74,18 +73,19 @@ def sit(corpus: Path, keys: Keys, *slugs: str) -> tuple[list[str], Done]:
     return sitting.slugs, sitting.session(keys.terminal()).run()
 
 
-def test_single_keys_mark_accept_skip_open_and_quit(corpus: Path) -> None:
+def test_single_keys_mark_accept_skip_open_and_quit(review_corpus: Path) -> None:
     keys = Keys("x2" + "a" + "s" + "o4" + "a" + "q")
-    slugs, done = sit(corpus, keys)
+    slugs, done = sit(review_corpus, keys)
     first, second, third = slugs[:3]
     # the first paper, marked: quantization added to what the model suggested, then accepted
-    assert paper_data(corpus, first)["topics"] == ["parallelism", "quantization", "serving"]
-    assert "topics" in paper_data(corpus, first)["curated"] and "confidence" not in paper_data(corpus, first)
-    assert "topics" not in paper_data(corpus, second).get("curated", [])  # skipped: unchanged
+    assert paper_data(review_corpus, first)["topics"] == ["parallelism", "quantization", "serving"]
+    decided = paper_data(review_corpus, first)
+    assert "topics" in decided["curated"] and "confidence" not in decided
+    assert "topics" not in paper_data(review_corpus, second).get("curated", [])  # skipped: unchanged
     assert third == "analyzing-modern-nvidia-gpu-cores"  # no link: the arXiv search for its title
     link = "https://arxiv.org/search/?searchtype=title&query=Analyzing+Modern+NVIDIA+GPU+cores"
     assert keys.opened == [link]
-    assert paper_data(corpus, third)["topics"] == []  # kernels, its one topic, unmarked (key 4)
+    assert paper_data(review_corpus, third)["topics"] == []  # kernels, its one topic, unmarked (key 4)
     assert (done.decided, done.rejected, done.skipped, done.left) == (2, 0, 1, len(slugs) - 2)
     shown = "\n".join("\n".join(s) for s in keys.screens())
     assert "not a key of review ('x'); ? shows the keys" in shown
@@ -133,11 +133,11 @@ def test_every_screen_fits_the_terminal_and_keeps_header_title_authors_and_topic
             assert any(line.startswith("tags: ") for s in screens for line in s)
 
 
-def test_a_long_abstract_is_cut_to_the_space_left_and_m_shows_all_of_it(corpus: Path) -> None:
+def test_a_long_abstract_is_cut_to_the_space_left_and_m_shows_all_of_it(review_corpus: Path) -> None:
     slug = "accelerating-feedforward-computation-via-parallel-nonlinear"
-    abstract = paper_data(corpus, slug)["abstract"]
+    abstract = paper_data(review_corpus, slug)["abstract"]
     keys = Keys("m" + "x" + "q")
-    sit(corpus, keys, slug)
+    sit(review_corpus, keys, slug)
     first, whole = keys.screens()[:2]
     marker = next(line for line in first if line.startswith("… m: all of the abstract ("))
     assert re.fullmatch(r"… m: all of the abstract \(\d+ more lines?\)", marker)
@@ -146,35 +146,35 @@ def test_a_long_abstract_is_cut_to_the_space_left_and_m_shows_all_of_it(corpus: 
     assert whole[-1] == "any key: back to the paper"
 
 
-def test_a_sitting_on_a_topic_says_so_in_its_header(corpus: Path) -> None:
+def test_a_sitting_on_a_topic_says_so_in_its_header(review_corpus: Path) -> None:
     keys = Keys("q")
-    Sitting(corpus, topic="kernels").session(keys.terminal()).run()
+    Sitting(review_corpus, topic="kernels").session(keys.terminal()).run()
     assert keys.screens()[0][0] == "survey review: paper 1 of 1 on or near kernels · 2 of 8 papers reviewed"
     keys = Keys("q", size=(70, 24))  # too narrow for "papers reviewed"
-    Sitting(corpus, topic="quantization").session(keys.terminal()).run()
+    Sitting(review_corpus, topic="quantization").session(keys.terminal()).run()
     assert keys.screens()[0][0] == "survey review: paper 1 of 1 on or near quantization · 2 of 8 reviewed"
 
 
-def test_help_lists_every_key(corpus: Path) -> None:
+def test_help_lists_every_key(review_corpus: Path) -> None:
     keys = Keys("?" + "x" + "q")
-    sit(corpus, keys)
+    sit(review_corpus, keys)
     shown = keys.screens()[1]
     for key in ("a ", "1-4", "r ", "s ", "u ", "m ", "o ", "? ", "q "):
         assert any(line.startswith(f"  {key}") for line in shown), key
 
 
-def test_undo_takes_back_the_last_decisions_byte_for_byte(corpus: Path) -> None:
-    before = snapshot(corpus)
+def test_undo_takes_back_the_last_decisions_byte_for_byte(review_corpus: Path) -> None:
+    before = snapshot(review_corpus)
     keys = Keys("a" + "2a" + "u" + "u" + "q")
-    _, done = sit(corpus, keys)
-    assert snapshot(corpus) == before
+    _, done = sit(review_corpus, keys)
+    assert snapshot(review_corpus) == before
     assert done.decided == 0
     screens = keys.screens()
     assert screens[4][0].startswith("survey review: paper 2 of 6 · 3 of 8")  # back at the second
     assert screens[4][-1] == "undone: your decision of this paper"
     assert screens[5][0].startswith("survey review: paper 1 of 6 · 2 of 8")  # and at the first
     nothing = Keys("u" + "q")
-    sit(corpus, nothing)
+    sit(review_corpus, nothing)
     assert nothing.screens()[1][-1] == "nothing to undo: no decision yet in this sitting"
 
 
@@ -242,23 +242,23 @@ def test_a_rejected_papers_slug_is_not_reviewed_and_says_how_to_bring_it_back(tm
                             f"did you mean {other}?\n")
 
 
-def test_review_slug_decides_that_paper_now_even_a_reviewed_one(corpus: Path) -> None:
+def test_review_slug_decides_that_paper_now_even_a_reviewed_one(review_corpus: Path) -> None:
     keys = Keys("3a" + "x")  # x: any key but u ends the sitting after its last paper
-    slugs, done = sit(corpus, keys, REVIEWED[0])
+    slugs, done = sit(review_corpus, keys, REVIEWED[0])
     assert slugs == [REVIEWED[0]] and done.decided == 1
     assert done.summary() == ("survey review: 1 decided, 0 rejected, 0 skipped; 0 of the papers named not "
                               "decided")  # they are not the queue
     assert "topics reviewed by a person" in " ".join(keys.screens()[0][3:5])  # its marks are a person's
     waiting = Keys("q")
-    sit(corpus, waiting, SUGGESTED[0])
+    sit(review_corpus, waiting, SUGGESTED[0])
     assert "topics reviewed" not in "".join(waiting.screens()[0])
-    assert "serving" in paper_data(corpus, REVIEWED[0])["topics"]
+    assert "serving" in paper_data(review_corpus, REVIEWED[0])["topics"]
 
 
-def test_corpus_text_reaches_the_terminal_as_written(corpus: Path) -> None:
+def test_corpus_text_reaches_the_terminal_as_written(review_corpus: Path) -> None:
     """A bidi control cannot be in a title (survey check); what can be is shown as it is."""
     keys = Keys("q")
-    sit(corpus, keys, HOSTILE_SLUG)
+    sit(review_corpus, keys, HOSTILE_SLUG)
     shown = keys.out.getvalue()
     assert HOSTILE_TITLE in shown
     # the escapes are the session's own (clearing the screen, the title in bold), none from the corpus
@@ -269,23 +269,24 @@ TEX_TITLE = r"Serving at 2.4$\times$ the Speed with \textsc{Fast} and $\mathcal{
 TEX_READ = "Serving at 2.4× the Speed with Fast and 𝒪(n) memory"
 
 
-def test_titles_show_their_tex_as_a_page_does(corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_titles_show_their_tex_as_a_page_does(review_corpus: Path, capsys: pytest.CaptureFixture[str]
+                                              ) -> None:
     """Everywhere the queue shows a title (--list, the screen, the line after a decision, the
     search `o` opens for a paper without a link), its TeX reads as on the paper's page."""
     from generator.cli.main import main
 
     slug = "algorithms-for-caching-and-mts-with-reduced-number-of"
-    path = corpus / "papers" / f"{slug}.yaml"
-    data = paper_data(corpus, slug)
+    path = review_corpus / "papers" / f"{slug}.yaml"
+    data = paper_data(review_corpus, slug)
     data["title"] = TEX_TITLE
     data.pop("arxiv", None)
     data.pop("links", None)
     path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
-    assert main(["review", "--list", "--corpus", str(corpus)]) == 0
+    assert main(["review", "--list", "--corpus", str(review_corpus)]) == 0
     line = next(line for line in capsys.readouterr().out.splitlines() if line.startswith(slug))
     assert line.endswith(f"  {TEX_READ}")
     keys = Keys("o" + "a" + "q")
-    sit(corpus, keys, slug, SUGGESTED[0])
+    sit(review_corpus, keys, slug, SUGGESTED[0])
     screens = keys.screens()
     assert screens[0][1] == screens[1][1] == TEX_READ
     assert keys.opened == ["https://arxiv.org/search/?searchtype=title&query=Serving+at+2.4%C3%97+the+"
@@ -333,18 +334,18 @@ def _until(master: int, text: str, seen: str, timeout: float = 60) -> str:
 
 
 @pytest.mark.parametrize("encoding", ["utf-8", "ascii"])
-def test_review_on_a_real_terminal_decides_with_single_keys(corpus: Path, encoding: str) -> None:
+def test_review_on_a_real_terminal_decides_with_single_keys(review_corpus: Path, encoding: str) -> None:
     """Through a pty: no Enter, no echo, the terminal as it was afterwards; a terminal that
     cannot show a character gets its escape, not a traceback."""
 
-    first = Sitting(corpus).slugs[0]
+    first = Sitting(review_corpus).slugs[0]
     status, seen, restored = in_a_terminal(
-        "review", "--corpus", str(corpus), env={"PYTHONIOENCODING": encoding},
+        "review", "--corpus", str(review_corpus), env={"PYTHONIOENCODING": encoding},
         keys=[("survey review: paper 1 of 6", b"a"), ("survey review: paper 2 of 6", b"q")], end="0 skipped")
     assert status == 0 and restored  # echo and line editing back on
     assert "survey review: 1 decided, 0 rejected, 0 skipped" in seen
     assert "survey train" not in seen  # one decision is no reason to retrain (classify/training.py)
-    assert "topics" in paper_data(corpus, first)["curated"]
+    assert "topics" in paper_data(review_corpus, first)["curated"]
     assert "Traceback" not in seen
     if encoding == "ascii":
         assert "·" not in seen and " - 2 of 8 papers reviewed" in seen
@@ -365,11 +366,11 @@ def resizing(keys: Keys, sizes: list[tuple[int, int]]) -> Terminal:
     return dataclasses.replace(term, key=key)
 
 
-def test_a_resized_terminal_is_drawn_again_at_its_new_size(corpus: Path) -> None:
+def test_a_resized_terminal_is_drawn_again_at_its_new_size(review_corpus: Path) -> None:
     """The paper (its note kept), the reason prompt, a page of the abstract and the sitting's last
     screen are drawn again at once at the new size; a resize is no key (nothing decided, no note)."""
     keys = Keys(["o", RESIZED, "r", RESIZED, "\x1b", "m", RESIZED, "x", "a", RESIZED, "x"])
-    sitting = Sitting(corpus, [SUGGESTED[0]])
+    sitting = Sitting(review_corpus, [SUGGESTED[0]])
     done = sitting.session(resizing(keys, [(100, 30), (60, 16), (70, 20), (60, 16)])).run()
     assert done.decided == 1
     screens = keys.screens()[:-1]  # the last: the screen cleared at the end
@@ -415,14 +416,14 @@ def test_the_key_reader_says_when_the_terminal_was_resized(monkeypatch: pytest.M
         os.close(slave)
 
 
-def test_the_words_of_a_topic_are_as_the_paper_writes_them(corpus: Path) -> None:
+def test_the_words_of_a_topic_are_as_the_paper_writes_them(review_corpus: Path) -> None:
     """The model reads "e.g." as its word "e.g" (lowercased, without the last dot), "GPUs" as
     "gpus": the screen shows the abbreviation whole and the word in its case, as written."""
     from generator.classify.why import why
     from generator.corpus.store import load_corpus
 
     title, abstract = "Serving vision models", "We serve vision models on many GPUs (e.g., classifiers)."
-    serving = next(w for w in why(load_corpus(corpus).taxonomy, title, abstract) if w.id == "serving")
+    serving = next(w for w in why(load_corpus(review_corpus).taxonomy, title, abstract) if w.id == "serving")
     assert "e.g." in serving.against and "e.g" not in serving.against  # the pinned model: -0.43
     assert "GPUs" in serving.toward and "gpus" not in serving.toward
 

@@ -14,7 +14,7 @@ import time
 import urllib.parse
 import urllib.request
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -26,7 +26,8 @@ from linkcheck import check_site
 
 from generator.core.settings import mkdocs_config
 from generator.core.tex import tex_text
-from generator.corpus.store import load_corpus
+from generator.corpus.model import Paper
+from generator.corpus.store import load_corpus, paper_text
 from generator.site.entries import shown_date
 from generator.site.parts import PART_SIZE, newest_first
 from generator.site.render import Site
@@ -315,7 +316,6 @@ def test_every_paper_with_an_id_is_in_its_id_file(real_site: Path) -> None:
     ("https://proceedings.mlsys.org/paper/2022/hash/x.html", None),
 ])
 def test_a_paper_s_doi_is_read_from_its_link(link: str, doi: str | None) -> None:
-    from generator.corpus.model import Paper
     from generator.site.ids import doi as doi_of
     from generator.site.ids import keys
 
@@ -421,19 +421,25 @@ def test_default_site_names_no_third_party(real_site: Path) -> None:
         assert "Edit this file" not in html.get_text()
 
 
-@pytest.mark.slow
-def test_with_a_repository_the_edit_link_opens_the_corpus_file(tmp_path: Path) -> None:
-    """"Make it yours": repo_url and edit_uri set in mkdocs.yml give every page its edit link."""
-    project = make_project(tmp_path, make_corpus(tmp_path / "small"))
+@pytest.fixture(scope="module")
+def own_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The small corpus's site as a user makes it theirs ("Make it yours"): its repository set
+    (repo_url, repo_name, edit_uri) and `use_directory_urls: false`; its project and site."""
+    tmp = tmp_path_factory.mktemp("own")
+    project = make_project(tmp, make_corpus(tmp / "small"))
     config = project / "mkdocs.yml"
     text = config.read_text()
     for key in ("repo_url", "repo_name", "edit_uri"):
         text, n = re.subn(rf"^# ({key}: )", r"\1", text, flags=re.MULTILINE)
         assert n == 1, key
-    text = text.replace("OWNER/REPO", "example/survey")
-    config.write_text(text)
-    site = mkdocs_build(project)
-    page = soup(site / "papers" / "rewrite-the-stars" / "index.html")
+    config.write_text(text.replace("OWNER/REPO", "example/survey") + "use_directory_urls: false\n")
+    return project, mkdocs_build(project)
+
+
+@pytest.mark.slow
+def test_with_a_repository_the_edit_link_opens_the_corpus_file(own_site: tuple[Path, Path]) -> None:
+    """"Make it yours": repo_url and edit_uri set in mkdocs.yml give every page its edit link."""
+    page = soup(own_site[1] / "papers" / "rewrite-the-stars.html")
     edit = page.select_one("a.md-content__button[href*='/edit/']")
     assert edit["href"] == "https://github.com/example/survey/edit/main/corpus/papers/rewrite-the-stars.yaml"
     # the paper's row of actions has it too, where a reader looks (and only with a repository:
@@ -493,13 +499,15 @@ def hostile_author(text: str) -> str:
     return f"Ann {text} Doe"
 
 
-def hostile_project(tmp_path: Path) -> tuple[Path, list[tuple[str, str, str]]]:
+def hostile_project(tmp_path: Path, extra: Sequence[Paper] = ()
+                    ) -> tuple[Path, list[tuple[str, str, str]]]:
+    """A project of a paper for each HOSTILE text, and the `extra` papers, with every Markdown
+    extension on; and the hostile papers (slug, title, abstract)."""
     corpus = tmp_path / "corpus"
     (corpus / "papers").mkdir(parents=True)
     shutil.copy(ROOT / "corpus" / "taxonomy.yaml", corpus)
-    from generator.corpus.model import Paper
-    from generator.corpus.store import paper_text
-
+    for paper in extra:
+        (corpus / paper.file).write_text(paper_text(paper), encoding="utf-8")
     papers = []
     for i, text in enumerate(HOSTILE):
         title = f"Paper {i}: {text}"
@@ -519,10 +527,9 @@ def hostile_project(tmp_path: Path) -> tuple[Path, list[tuple[str, str, str]]]:
     return project, papers
 
 
-@pytest.mark.slow
-def test_corpus_text_is_shown_literally_whatever_the_extensions(tmp_path: Path) -> None:
-    project, papers = hostile_project(tmp_path)
-    site = mkdocs_build(project)
+def test_corpus_text_is_shown_literally_whatever_the_extensions(
+        literal_site: tuple[Path, list[tuple[str, str, str]]]) -> None:
+    site, papers = literal_site
     topic = content(soup(site / "topics" / "kernels" / "index.html"))
     for slug, title, abstract in papers:
         page = soup(site / "papers" / slug / "index.html")
@@ -550,13 +557,10 @@ def test_corpus_text_is_shown_literally_whatever_the_extensions(tmp_path: Path) 
 
 
 @pytest.mark.slow
-def test_the_lists_link_their_pages_without_directory_urls(tmp_path: Path) -> None:
+def test_the_lists_link_their_pages_without_directory_urls(own_site: tuple[Path, Path]) -> None:
     """The entries of a list are HTML whose links are the pages' URLs (templates/_entry.html.j2):
     with `use_directory_urls: false` they end in .html, and every link of the site resolves."""
-    project = make_project(tmp_path, make_corpus(tmp_path / "small"))
-    config = project / "mkdocs.yml"
-    config.write_text(config.read_text(encoding="utf-8") + "use_directory_urls: false\n", encoding="utf-8")
-    site = mkdocs_build(project)
+    site = own_site[1]
     assert check_site(site, base=SITE_PATH) == []
     entry = content(soup(site / "topics" / "parallelism.html")).select_one("li.survey-entry")
     assert entry.select_one("a.survey-entry__title")["href"].startswith("../papers/")
@@ -586,13 +590,13 @@ def test_survey_build_writes_the_same_markdown(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_changing_a_corpus_file_changes_the_rebuilt_site(tmp_path: Path) -> None:
-    project = make_project(tmp_path, make_corpus(tmp_path / "small"))
-    site = mkdocs_build(project)
+def test_changing_a_corpus_file_changes_the_rebuilt_site(own_site: tuple[Path, Path], tmp_path: Path) -> None:
+    """A copy of own_site's project, as built (the derived cache of its first build kept), edited."""
+    project = shutil.copytree(own_site[0], tmp_path / "project", ignore=shutil.ignore_patterns("site"))
     replace_in(project / "corpus" / "papers" / "rewrite-the-stars.yaml", "Recent studies", "Newer studies", 1)
     rebuilt = mkdocs_build(project, tmp_path / "site2")
-    before = abstract_of(soup(site / "papers" / "rewrite-the-stars" / "index.html"))
-    after = abstract_of(soup(rebuilt / "papers" / "rewrite-the-stars" / "index.html"))
+    before = abstract_of(soup(own_site[1] / "papers" / "rewrite-the-stars.html"))
+    after = abstract_of(soup(rebuilt / "papers" / "rewrite-the-stars.html"))
     assert before.startswith("Recent studies") and after.startswith("Newer studies")
 
 
@@ -633,19 +637,6 @@ def wait_for_page(url: str, text: str, server: subprocess.Popen[bytes], log: Pat
             pytest.fail(f"{url} did not show {text!r} within {timeout:.0f} s (last: {last}):\n"
                         f"{log.read_text()[-3000:]}")
         time.sleep(0.25)  # the poll interval, not a wait for the change
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("flags", [[], ["--dirty"]], ids=["serve", "serve-dirty"])
-def test_mkdocs_serve_rebuilds_when_a_corpus_file_changes(tmp_path: Path, flags: list[str]) -> None:
-    project = make_project(tmp_path, make_corpus(tmp_path / "small"))
-    log = tmp_path / "serve.log"
-    with mkdocs_serve(project, log, *flags) as (base, server):
-        url = base + "papers/rewrite-the-stars/"
-        wait_for_page(url, "Recent studies", server, log)
-        replace_in(project / "corpus" / "papers" / "rewrite-the-stars.yaml", "Recent studies",
-                   "Served studies")
-        wait_for_page(url, "Served studies", server, log)
 
 
 @pytest.mark.parametrize(("own", "generated"), [
