@@ -26,9 +26,6 @@ class Pending:
         return doubt(self.scores)
 
 
-expected_wrong = doubt  # how `survey review` names it to a curator
-
-
 def review_order(pending: Iterable[Pending]) -> list[Pending]:
     """The queue's order: most expected wrong topics first, equal ones by slug. Cheap (a sort of
     kept numbers) at any size of queue."""
