@@ -1,21 +1,75 @@
 """The rule prefilter reads patterns with Python's private regular-expression parser (re._parser):
 pinned by behaviour. If a Python release changes what that parser gives, the prefilter must still
-only skip rules that cannot match: the suggestions with and without it are the same."""
+only skip rules that cannot match, and a rule tried only where its first literal begins must find
+what finditer finds: the suggestions with and without them are the same."""
 
 from __future__ import annotations
 
+import re
+
+import pytest
 from conftest import ROOT
 
-from generator.classify import rules, suggest
+from generator.classify import prefilter, rules, suggest
 from generator.corpus.store import load_corpus
 
 
 def test_the_prefilter_changes_no_suggestion(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     corpus = load_corpus(ROOT / "corpus")
     texts = [(p.title, p.abstract) for p in corpus.sorted_papers()]
-    assert any(rules.required_groups(r.pattern) for t in corpus.taxonomy.topics for r in t.rules), \
+    every = [r for t in [*corpus.taxonomy.topics, *corpus.taxonomy.tags] for r in t.rules]
+    assert any(rules.required_groups(r.pattern) for r in every), \
         "the parser gave no literal for any rule: the prefilter no longer filters"
+    assert sum(prefilter.match_starts(r.pattern) is not None for r in every) > len(every) / 2, \
+        "the parser gave no first literal for most rules: each is tried at every character again"
     filtered = [suggest.brief(suggest.suggest(corpus.taxonomy, t, a)) for t, a in texts]
     monkeypatch.setattr(rules, "required_groups", lambda pattern: ())
+    monkeypatch.setattr(prefilter, "match_starts", lambda pattern: None)
     plain = [suggest.brief(suggest.suggest(corpus.taxonomy, t, a)) for t, a in texts]
     assert filtered == plain
+
+
+class Counted:
+    """A pattern that counts where it is tried."""
+
+    def __init__(self, source: str, flags: int = re.IGNORECASE) -> None:
+        self.compiled = re.compile(source, flags)
+        self.pattern, self.flags = source, flags
+        self.tried: list[int] = []
+
+    def match(self, text: str, at: int) -> re.Match[str] | None:
+        self.tried.append(at)
+        return self.compiled.match(text, at)
+
+    def finditer(self, text: str):  # type: ignore[no-untyped-def]
+        self.tried.append(-1)
+        return self.compiled.finditer(text)
+
+
+@pytest.mark.parametrize(("source", "flags", "text", "found"), [
+    # a word boundary and a look-behind see the characters before the place tried
+    (r"\b(?:KV cache|paged attention)s?\b", re.I, "A KV caches, xKV cache and Paged Attention",
+     ["KV caches", "Paged Attention"]),
+    (r"(?<!based )\bon CPUs?\b", re.I, "based on CPU, on CPUs", ["on CPUs"]),
+    # overlapping places: the next match is looked for from the end of the last
+    (r"aa", re.I, "aaaaa", ["aa", "aa"]),
+    # case-sensitive: the lower-cased text only says where it may match
+    (r"\bZeRO\b", 0, "zero-shot ZeRO and ZERO", ["ZeRO"]),
+    # the letters re.IGNORECASE matches to ASCII ones
+    (r"\bserving\b", re.I, "Efficient ſerving", ["ſerving"]),
+])
+def test_a_rule_is_tried_only_where_its_first_literal_begins(source, flags, text, found) -> None:  # type: ignore[no-untyped-def]
+    pattern = Counted(source, flags)
+    presence = prefilter.Presence(text)
+    assert prefilter.matches(pattern, text, presence) == found  # type: ignore[arg-type]
+    assert [m.group(0) for m in pattern.compiled.finditer(text)] == found
+    starts = prefilter.match_starts(pattern)  # type: ignore[arg-type]
+    assert starts and -1 not in pattern.tried
+    assert all(presence.text.startswith(tuple(starts), at) for at in pattern.tried)
+
+
+def test_a_rule_without_a_first_literal_is_scanned_whole() -> None:
+    pattern = Counted(r"\b\d+x faster\b|\bmany GPUs\b")
+    found = prefilter.matches(pattern, "3x faster on many GPUs", prefilter.Presence(""))  # type: ignore[arg-type]
+    assert found == ["3x faster", "many GPUs"]
+    assert pattern.tried == [-1]

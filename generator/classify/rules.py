@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..corpus.taxonomy import Rule
-from .prefilter import Presence, required_groups
+from .prefilter import Presence, matches, required_groups
 
 TITLE_FACTOR = 2
 REPEATED = 3
@@ -115,7 +115,7 @@ def evaluate(rules: list[Rule], title: str, abstract: str, scan: Scan | None = N
             if not scan.presence[where].holds(groups):
                 continue  # cannot match: see prefilter
             try:
-                found = [m.group(0) for m in rule.pattern.finditer(text)]
+                found = matches(rule.pattern, text, scan.presence[where])
             except _OverTime:
                 raise SlowRule(rule) from None
             if not found:
