@@ -79,3 +79,18 @@ def test_a_rule_without_a_first_literal_is_scanned_whole() -> None:
     found = prefilter.matches(pattern, "3x faster on many GPUs", prefilter.Presence(""))  # type: ignore[arg-type]
     assert found == ["3x faster", "many GPUs"]
     assert pattern.tried == [-1]
+
+
+def test_the_lexicon_finds_every_literal_a_text_holds() -> None:
+    """One pass of the trie finds what looking up each literal finds: a literal inside a longer
+    one, overlapping places, characters a regular expression reads as its own."""
+    words = ["gpu", "gpus", "multi-gpu", "aa", "c++", "(kv)", "flop/s", "a ", "1", "x", "xy"]
+    lexicon = prefilter.Lexicon(words)
+    for text in ["multi-gpus on 1 gpu", "aaa", "c++ and (kv) caches at 3 flop/s, x", "", "nothing here"]:
+        assert lexicon.present(text) == {w for w in words if w in text}, text
+    corpus = load_corpus(ROOT / "corpus")
+    taxonomy_words = rules.lexicon(corpus.taxonomy).words
+    assert len(taxonomy_words) > 1000
+    for paper in corpus.sorted_papers():
+        text = prefilter.Presence(paper.abstract).text
+        assert rules.lexicon(corpus.taxonomy).present(text) == {w for w in taxonomy_words if w in text}

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..corpus.taxonomy import Taxonomy, TopicWeights
-from .rules import Scan, evaluate
+from .rules import Scan, evaluate, lexicon
 
 WORD_VALUE = 0.3
 CHOOSE = 0.5
@@ -58,7 +58,7 @@ def features(taxonomy: Taxonomy, title: str, abstract: str,
         for a, b in itertools.pairwise(words):
             if a not in STOP and b not in STOP:
                 out[f"{where}:{a} {b}"] = WORD_VALUE
-    scan = scan or Scan(title, abstract)
+    scan = scan or Scan(title, abstract, taxonomy)
     for topic in taxonomy.topics:
         score = 0
         for hit in evaluate(topic.rules, title, abstract, scan):
@@ -227,4 +227,5 @@ def features_all(taxonomy: Taxonomy, docs: Sequence[tuple[str, str]]) -> list[di
     thousands of papers takes (the rules' regular expressions, 3-5 ms a paper)."""
     from .pool import pooled
 
+    lexicon(taxonomy)  # made once, before the workers are forked
     return pooled(lambda chunk: [features(taxonomy, t, a) for t, a in chunk], list(docs))

@@ -6,6 +6,7 @@ its weight when it fires three times or more (a theme the abstract keeps returni
 
 from __future__ import annotations
 
+import itertools
 import signal
 import threading
 from collections.abc import Iterator
@@ -13,8 +14,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from ..corpus.taxonomy import Rule
-from .prefilter import Presence, matches, required_groups
+from ..corpus.taxonomy import Rule, Taxonomy
+from .prefilter import Lexicon, Presence, match_starts, matches, required_groups
 
 TITLE_FACTOR = 2
 REPEATED = 3
@@ -95,13 +96,26 @@ class Verdict:
 
 
 class Scan:
-    """A paper's title and abstract, with the literal look-ups the rule prefilter has made."""
+    """A paper's title and abstract, with the literals of the taxonomy's rules they hold (any
+    other rule's looked up when asked)."""
 
     __slots__ = ("abstract", "presence", "title")
 
-    def __init__(self, title: str, abstract: str) -> None:
+    def __init__(self, title: str, abstract: str, taxonomy: Taxonomy | None = None) -> None:
         self.title, self.abstract = title, abstract
-        self.presence = {"title": Presence(title), "abstract": Presence(abstract)}
+        words = lexicon(taxonomy) if taxonomy else None
+        self.presence = {"title": Presence(title, words), "abstract": Presence(abstract, words)}
+
+
+def lexicon(taxonomy: Taxonomy) -> Lexicon:
+    """Every literal the taxonomy's rules look for, made once for it (and kept on it)."""
+    if taxonomy.lexicon is None:
+        patterns = [r.pattern for t in taxonomy.topics for r in t.rules] + [
+            r.pattern for t in taxonomy.tags for r in t.rules]
+        literals = [*itertools.chain(*(g for p in patterns for g in required_groups(p))),
+                    *itertools.chain(*(match_starts(p) or () for p in patterns))]
+        taxonomy.lexicon = Lexicon(lit for lit in literals if isinstance(lit, str))
+    return taxonomy.lexicon
 
 
 def evaluate(rules: list[Rule], title: str, abstract: str, scan: Scan | None = None) -> tuple[Hit, ...]:

@@ -14,7 +14,7 @@ from typing import Any
 from ..corpus.taxonomy import Taxonomy
 from .model import REVIEW_HIGH, REVIEW_LOW, TopicVerdict, describe, features, predict
 from .pool import pooled
-from .rules import BUDGET, Scan, SlowRule, Verdict, evaluate, time_guard
+from .rules import BUDGET, Scan, SlowRule, Verdict, evaluate, lexicon, time_guard
 
 
 @dataclass(frozen=True)
@@ -75,7 +75,7 @@ def suggest(taxonomy: Taxonomy, title: str, abstract: str, budget: Budget | None
 
 
 def _suggest(taxonomy: Taxonomy, weights: Any, title: str, abstract: str) -> Suggestion:
-    scan = Scan(title, abstract)
+    scan = Scan(title, abstract, taxonomy)
     tags = tuple(Verdict(t.id, t.name, t.threshold, evaluate(t.rules, title, abstract, scan))
                  for t in taxonomy.tags)
     topics: tuple[Verdict | TopicVerdict, ...]
@@ -187,6 +187,7 @@ def suggest_all(taxonomy: Taxonomy, texts: list[tuple[str, str]], workers: int |
     """Suggestions for many (title, abstract) pairs, in order, on every core: the same result as
     calling suggest() on each, in a fraction of the time for an import of thousands (each
     worker counts the rules' budget on its copy)."""
-    taxonomy.weights()  # read once, before the workers are forked
+    taxonomy.weights()  # read once, before the workers are forked (and the rules' literals)
+    lexicon(taxonomy)
     budget = budget or Budget()
     return pooled(lambda chunk: [brief(suggest(taxonomy, t, a, budget)) for t, a in chunk], texts, workers)

@@ -85,6 +85,8 @@ class Taxonomy:
     # How many decisions of the corpus (reviewed and rejected papers) the model was trained
     # with, as `survey train` wrote it; None for a model written before it said so.
     decisions: int | None = field(default=None, compare=False)
+    # The literals of the rules, as classify/rules.py looks for them in a paper: made once.
+    lexicon: Any = field(default=None, repr=False, compare=False)
 
     def weights(self) -> dict[str, TopicWeights]:
         """The topic model's weights, read on first use (the build never needs them); {} if none."""
