@@ -74,6 +74,18 @@ def test_a_rule_is_tried_only_where_its_first_literal_begins(source, flags, text
                    for s in starts) for at in pattern.tried)
 
 
+def test_a_class_or_an_optional_part_is_followed_by_what_follows_it() -> None:
+    """A rule is tried where `smoe` begins, not at every s of the text."""
+    def starts(source: str) -> set[str]:
+        return set(prefilter.match_starts(re.compile(source, re.I)) or ())  # type: ignore[arg-type]
+
+    assert starts(r"(?<![-/])\b(?:S|Q)?MoEs?\b") == {"smoe", "qmoe", "moe"}
+    assert starts(r"\bW[1-4]A\d+") == {"w1a", "w2a", "w3a", "w4a"}
+    assert starts(r"\bKV[- ]?caches?\b") == {"kv-cache", "kv cache", "kvcache"}
+    assert starts(r"(?:ab)*c") == {"ab", "c"}  # a repeated part is not followed by what follows it
+    assert starts("x" * 40) == {"x" * (prefilter.LONGEST + 1)}
+
+
 def test_a_rule_without_a_first_literal_is_scanned_whole() -> None:
     pattern = Counted(r"\b\w+x faster\b|\bmany GPUs\b")
     found = prefilter.matches(pattern, "3x faster on many GPUs", prefilter.Presence(""))  # type: ignore[arg-type]

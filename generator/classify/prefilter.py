@@ -133,6 +133,8 @@ def required_groups(pattern: re.Pattern[str]) -> tuple[frozenset[str], ...]:
 Starts = frozenset[str | re.Pattern[str]]  # literals, and character classes as a pattern of one
 DIGIT = re.compile(r"\d")
 CLASS_CHARS = 32  # a wider range ([\x00-\x7f]) is left to finditer: most of a text's characters
+WIDEST = 64  # literals a match may begin with, at most, where a class is followed by more
+LONGEST = 16  # characters of such a literal: enough to be rare, and what reads them stays short
 
 
 def _chars(items: Any) -> Starts | None:
@@ -151,30 +153,33 @@ def _chars(items: Any) -> Starts | None:
     return frozenset(out)
 
 
-def _starts(items: list[Any]) -> Starts | None:
+def _starts(items: list[Any], length: int = 0) -> Starts | None:
     """What every match of the sequence begins with (after zero-width assertions): one of these
     literals (lower-cased) or a character of these classes; None where a match may begin
-    otherwise, or be empty."""
-    run: list[str] = []
+    otherwise, or be empty. A character is followed by what follows it (`(?:S|Q)?MoE` begins
+    with smoe, qmoe or moe, not s or q: a rule is tried where one begins), up to LONGEST
+    characters (`length`: those before the sequence)."""
     for i, (op, av) in enumerate(items):
         rest = items[i + 1:]
-        if op is LITERAL:
-            run.append(chr(av).lower())
-        elif op in (AT, ASSERT, ASSERT_NOT):  # consumes nothing: what follows begins the match
+        if op in (AT, ASSERT, ASSERT_NOT):  # consumes nothing: what follows begins the match
             continue
-        elif run:
-            break
-        elif op is SUBPATTERN:  # with what follows it, should the group match nothing
-            return _starts([*av[-1], *rest])
-        elif op is BRANCH:
-            return _union(_starts([*branch, *rest]) for branch in av[1])
-        elif op in (MAX_REPEAT, MIN_REPEAT):  # once at least: the item; else the item or what follows
-            return _starts(list(av[2])) if av[0] >= 1 else _union((_starts(list(av[2])), _starts(rest)))
-        elif op is IN:
-            return _chars(av)
-        else:
+        if op is SUBPATTERN:  # with what follows it, should the group match nothing
+            return _starts([*av[-1], *rest], length)
+        if op is BRANCH:
+            return _union(_starts([*branch, *rest], length) for branch in av[1])
+        if op in (MAX_REPEAT, MIN_REPEAT):
+            low, high, item = av
+            once = _starts([*item, *rest], length) if high == 1 else _starts(list(item), length)
+            return once if low >= 1 else _union((once, _starts(rest, length)))  # or what follows
+        first = frozenset({chr(av).lower()}) if op is LITERAL else _chars(av) if op is IN else None
+        if first is None:
             return None
-    return frozenset({"".join(run)}) if run else None
+        after = _starts(rest, length + 1) if length < LONGEST else None
+        if after is None or len(first) * len(after) > WIDEST or not all(
+                isinstance(s, str) for s in (*first, *after)):
+            return first
+        return frozenset(c + s for c in first for s in after)  # type: ignore[operator]
+    return None
 
 
 def _union(parts: Iterable[Starts | None]) -> Starts | None:
