@@ -105,6 +105,21 @@ def predict(taxonomy: Taxonomy, weights: dict[str, TopicWeights], feats: dict[st
     return tuple(verdicts)
 
 
+def confidences(taxonomy: Taxonomy, weights: dict[str, TopicWeights], feats: dict[str, float]
+                ) -> tuple[tuple[str, float], ...]:
+    """(topic, confidence) of each topic the model has, as predict() computes them (the same sum
+    in the same order, so the same bits) without the contributions it sorts for a person to
+    read: what the derived cache keeps of every waiting paper."""
+    out = []
+    for topic in taxonomy.topics:
+        tw = weights.get(topic.id)
+        if tw is not None:
+            total = max(-60.0, min(60.0, tw.bias + sum(tw.weights[f] * v for f, v in feats.items()
+                                                       if f in tw.weights)))
+            out.append((topic.id, 1 / (1 + math.exp(-total))))
+    return tuple(out)
+
+
 def doubt(scores: Mapping[str, float]) -> float:
     """How many of a paper's topic decisions the model is expected to get wrong, if its
     confidences are calibrated: for each topic, the chance that the side it chose is wrong.
