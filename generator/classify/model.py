@@ -123,8 +123,10 @@ def confidences(taxonomy: Taxonomy, weights: dict[str, TopicWeights], feats: dic
 def doubt(scores: Mapping[str, float]) -> float:
     """How many of a paper's topic decisions the model is expected to get wrong, if its
     confidences are calibrated: for each topic, the chance that the side it chose is wrong.
-    What a paper file keeps (`doubt`) and `survey review` orders by (classify/review.py)."""
-    return round(sum(min(p, 1 - p) for p in scores.values()), 3)
+    What `survey review` orders by (classify/review.py). Summed exactly (fsum): scores fresh from
+    the model come in the taxonomy's order, from the derived cache in the alphabet's, and a
+    plain sum in either order could round to 1.181 one time and 1.18 the next."""
+    return round(math.fsum(min(p, 1 - p) for p in scores.values()), 3)
 
 
 def describe(feature: str) -> str:
