@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import CorpusError, Problems, raise_problems
-from ..core.text import digest, shorten
+from ..core.text import digest, shorten, shown_path
 from ..core.yamlio import load_yaml, read_text
 from .fields import Fields
 
@@ -95,7 +95,7 @@ class Taxonomy:
             if path is None or not path.exists():
                 self._weights = {}
                 return self._weights
-            shown = path.name if not path.is_absolute() else str(path)
+            shown = shown_path(path)
             text = read_text(path, shown)
             data = load_yaml(text, shown)
             weights = weights_from_data(data, shown, self)
