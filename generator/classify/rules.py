@@ -99,12 +99,15 @@ class Scan:
     """A paper's title and abstract, with the literals of the taxonomy's rules they hold (any
     other rule's looked up when asked)."""
 
-    __slots__ = ("abstract", "presence", "title")
+    __slots__ = ("abstract", "places", "presence", "title")
 
     def __init__(self, title: str, abstract: str, taxonomy: Taxonomy | None = None) -> None:
         self.title, self.abstract = title, abstract
         words = lexicon(taxonomy) if taxonomy else None
         self.presence = {"title": Presence(title, words), "abstract": Presence(abstract, words)}
+        # What evaluate() walks for each rule: the two texts, each with its literals.
+        self.places = (("title", title, self.presence["title"]),
+                       ("abstract", abstract, self.presence["abstract"]))
 
 
 def lexicon(taxonomy: Taxonomy) -> Lexicon:
@@ -123,13 +126,13 @@ def evaluate(rules: list[Rule], title: str, abstract: str, scan: Scan | None = N
     scan = scan or Scan(title, abstract)
     for rule in rules:
         groups = required_groups(rule.pattern)
-        for where, text in (("title", title), ("abstract", abstract)):
-            if rule.where not in (where, "both"):
+        for where, text, presence in scan.places:
+            if rule.where != "both" and rule.where != where:
                 continue
-            if not scan.presence[where].holds(groups):
+            if not presence.holds(groups):
                 continue  # cannot match: see prefilter
             try:
-                found = matches(rule.pattern, text, scan.presence[where])
+                found = matches(rule.pattern, text, presence)
             except _OverTime:
                 raise SlowRule(rule) from None
             if not found:
