@@ -234,7 +234,7 @@ def math_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
                   tags=["cuda"], date="2025-01-02", added="2026-11-28")
     (corpus / "papers" / "math-paper.yaml").write_text(paper_text(paper), encoding="utf-8")
     lengths = Paper(slug="lengths", title=LENGTHS_TITLE, abstract=LENGTHS_ABSTRACT, date="2024-01-02",
-                    added="2026-11-28")
+                    added="2026-11-28", curated=["topics"])  # reviewed as none of the four: published
     (corpus / "papers" / "lengths.yaml").write_text(paper_text(lengths), encoding="utf-8")
     return mkdocs_build(make_project(tmp, corpus))
 
