@@ -2,7 +2,7 @@
 model and a paper's title and abstract, and kept in the derived cache (corpus/derived.py), from
 which the review queue (its order, `--list`, `--topic`), the build and the exports read them.
 
-Scoring costs 1.6 ms of CPU a paper, read (16 s at 10,000), so it is done once for each model: by
+Scoring costs 1.4 ms of CPU a paper, read (14 s at 10,000), so it is done once for each model: by
 `survey classify --write` and `survey import` (which score every paper they look at anyway) and,
 for what they have not scored (a fresh clone, a model trained since), by the first command that
 needs it, on every core.
