@@ -100,6 +100,10 @@ def test_the_lexicon_finds_every_literal_a_text_holds() -> None:
     lexicon = prefilter.Lexicon(words)
     for text in ["multi-gpus on 1 gpu", "aaa", "c++ and (kv) caches at 3 flop/s, x", "", "nothing here"]:
         assert lexicon.present(text) == {w for w in words if w in text}, text
+    long = "a" * 1500  # a rule may be 2,000 characters: its literal is looked up when asked
+    presence = prefilter.Presence(f"x {long} y", prefilter.Lexicon([long, "y"]))
+    assert presence.present == {"y"} and presence.holds((frozenset({long}), frozenset({"y"})))
+    assert not presence.holds((frozenset({long + "b"}),))
     corpus = load_corpus(ROOT / "corpus")
     taxonomy_words = rules.lexicon(corpus.taxonomy).words
     assert len(taxonomy_words) > 1000

@@ -219,6 +219,9 @@ def _match_starts(source: str, flags: int) -> Starts | None:
 FOLD = str.maketrans({"İ": "i", "ı": "i", "ſ": "s", "K": "k"})
 
 
+LONGEST_WORD = 100  # characters: the longest literal of corpus/taxonomy.yaml has 38
+
+
 class Lexicon:
     """Literals looked for in a text in one pass: every literal of a taxonomy's rules (1,230 in
     corpus/taxonomy.yaml). Looked up one by one, as each rule asks, they cost 1.3 ms a paper;
@@ -226,7 +229,9 @@ class Lexicon:
     written once), finds a text's in 0.3 ms (scoring a paper fell from 3.0 to 2.1 ms of CPU)."""
 
     def __init__(self, literals: Iterable[str]) -> None:
-        self.words = frozenset(lit for lit in literals if lit)
+        # A longer literal (a rule may be 2,000 characters) is looked up when asked: the trie is
+        # built and read a character deep at a time, and Python's recursion would not reach.
+        self.words = frozenset(lit for lit in literals if 0 < len(lit) <= LONGEST_WORD)
         # Where the longest literal found begins, so does each literal it begins with.
         self.heads = {w: frozenset(w[:i] for i in range(1, len(w) + 1)) & self.words for w in self.words}
         self.pattern = re.compile(_trie(self.words))
