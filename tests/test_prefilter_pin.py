@@ -86,6 +86,14 @@ def test_a_class_or_an_optional_part_is_followed_by_what_follows_it() -> None:
     assert starts("x" * 40) == {"x" * (prefilter.LONGEST + 1)}
 
 
+def test_a_pattern_of_many_optional_parts_is_read_in_bounded_steps() -> None:
+    """Each optional part doubles the ways a match may begin (300 of them: 2**300 before a bound);
+    past STEPS the rule is scanned whole, as finditer scans it, and its matches are the same."""
+    pattern = re.compile("(?:a)?" * 300 + "b")
+    assert prefilter.match_starts(pattern) is None
+    assert prefilter.matches(pattern, "xaab", prefilter.Presence("xaab")) == ["aab"]
+
+
 def test_a_rule_without_a_first_literal_is_scanned_whole() -> None:
     pattern = Counted(r"\b\w+x faster\b|\bmany GPUs\b")
     found = prefilter.matches(pattern, "3x faster on many GPUs", prefilter.Presence(""))  # type: ignore[arg-type]

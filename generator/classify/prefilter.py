@@ -139,6 +139,14 @@ DIGIT = re.compile(r"\d")
 CLASS_CHARS = 32  # a wider range ([\x00-\x7f]) is left to finditer: most of a text's characters
 WIDEST = 64  # literals a match may begin with, at most, where a class is followed by more
 LONGEST = 16  # characters of such a literal: enough to be rare, and what reads them stays short
+# What reading a pattern may take: each optional part doubles the ways ahead ((?:a)?(?:b)?...),
+# so a pattern read in more steps than this is tried as finditer tries it (the taxonomy's rules
+# take 1,126 at most).
+STEPS = 20_000
+
+
+class _TooLong(Exception):
+    pass
 
 
 def _chars(items: Any) -> Starts | None:
@@ -157,28 +165,31 @@ def _chars(items: Any) -> Starts | None:
     return frozenset(out)
 
 
-def _starts(items: list[Any], length: int = 0) -> Starts | None:
+def _starts(items: list[Any], length: int, steps: list[int]) -> Starts | None:
     """What every match of the sequence begins with (after zero-width assertions): one of these
     literals (lower-cased) or a character of these classes; None where a match may begin
     otherwise, or be empty. A character is followed by what follows it (`(?:S|Q)?MoE` begins
     with smoe, qmoe or moe, not s or q: a rule is tried where one begins), up to LONGEST
-    characters (`length`: those before the sequence)."""
+    characters (`length`: those before the sequence). `steps`: the calls left (_TooLong)."""
+    steps[0] -= 1
+    if steps[0] < 0:
+        raise _TooLong
     for i, (op, av) in enumerate(items):
         rest = items[i + 1:]
         if op in (AT, ASSERT, ASSERT_NOT):  # consumes nothing: what follows begins the match
             continue
         if op is SUBPATTERN:  # with what follows it, should the group match nothing
-            return _starts([*av[-1], *rest], length)
+            return _starts([*av[-1], *rest], length, steps)
         if op is BRANCH:
-            return _union(_starts([*branch, *rest], length) for branch in av[1])
+            return _union(_starts([*branch, *rest], length, steps) for branch in av[1])
         if op in (MAX_REPEAT, MIN_REPEAT):
             low, high, item = av
-            once = _starts([*item, *rest], length) if high == 1 else _starts(list(item), length)
-            return once if low >= 1 else _union((once, _starts(rest, length)))  # or what follows
+            once = _starts([*item, *rest], length, steps) if high == 1 else _starts(list(item), length, steps)
+            return once if low >= 1 else _union((once, _starts(rest, length, steps)))  # or what follows
         first = frozenset({chr(av).lower()}) if op is LITERAL else _chars(av) if op is IN else None
         if first is None:
             return None
-        after = _starts(rest, length + 1) if length < LONGEST else None
+        after = _starts(rest, length + 1, steps) if length < LONGEST else None
         if after is None or len(first) * len(after) > WIDEST or not all(
                 isinstance(s, str) for s in (*first, *after)):
             return first
@@ -207,8 +218,8 @@ def match_starts(pattern: re.Pattern[str]) -> Starts | None:
 @cache
 def _match_starts(source: str, flags: int) -> Starts | None:
     try:
-        return _starts(list(sre_parse.parse(source, flags)))
-    except Exception:  # an unexpected shape only means no shortcut
+        return _starts(list(sre_parse.parse(source, flags)), 0, [STEPS])
+    except Exception:  # an unexpected shape, or one too long to read (_TooLong), only means no shortcut
         return None
 
 
