@@ -64,6 +64,7 @@ class Counted:
     (r"\b\d+(?:\.\d+)?\s?[x×]\s?faster\b", re.I, "is 2.5× faster, ٣x faster", ["2.5× faster", "٣x faster"]),
 ])
 def test_a_rule_is_tried_only_where_its_first_literal_begins(source, flags, text, found) -> None:  # type: ignore[no-untyped-def]
+    text += " Nothing more to see here." * 6  # as long as an abstract is, beside its places (CROWDED)
     pattern = Counted(source, flags)
     presence = prefilter.Presence(text)
     assert prefilter.matches(pattern, text, presence) == found  # type: ignore[arg-type]
@@ -98,6 +99,12 @@ def test_a_rule_without_a_first_literal_is_scanned_whole() -> None:
     pattern = Counted(r"\b\w+x faster\b|\bmany GPUs\b")
     found = prefilter.matches(pattern, "3x faster on many GPUs", prefilter.Presence(""))  # type: ignore[arg-type]
     assert found == ["3x faster", "many GPUs"]
+    assert pattern.tried == [-1]
+    # nor one that may begin at most places of the text: finditer's own scan costs less there
+    text = "The KV cache of LLM serving on GPU and TPU clusters, in HBM and DRAM."
+    pattern = Counted(r"\b[A-Z]{2,}\b", 0)
+    found = prefilter.matches(pattern, text, prefilter.Presence(text))  # type: ignore[arg-type]
+    assert found == ["KV", "LLM", "GPU", "TPU", "HBM", "DRAM"]
     assert pattern.tried == [-1]
 
 
