@@ -242,3 +242,18 @@ def test_suggest_all_equals_one_by_one(monkeypatch: pytest.MonkeyPatch) -> None:
     assert features_all(TAX, texts) == [features(TAX, t, a) for t, a in texts]  # training's, likewise
     monkeypatch.undo()
     assert module.suggest_all(TAX, texts, workers=1) == one_by_one
+
+
+def test_the_scores_the_cache_keeps_are_the_suggestions_to_the_bit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the derived cache keeps of a waiting paper is scored without the evidence a person
+    reads (classify/suggest.scores): every confidence is the suggestion's, the same float, on
+    every paper of the corpus, one by one and on the workers."""
+    from generator.classify import pool
+    from generator.classify.suggest import brief, scores, scores_all
+
+    texts = [(p.title, p.abstract) for p in CORPUS.sorted_papers()]
+    suggested = [brief(suggest(TAX, t, a)).scores for t, a in texts]
+    assert all(len(s) == len(TAX.topics) for s in suggested)
+    assert [scores(TAX, t, a) for t, a in texts] == suggested
+    monkeypatch.setattr(pool, "PARALLEL_FROM", 10)
+    assert scores_all(TAX, texts[:40], workers=2) == suggested[:40]

@@ -208,11 +208,19 @@ def test_the_exports_show_the_model_s_confidence_from_the_cache_or_computed(tmp_
         "parallelism": 0.62}
 
 
-def test_the_deploy_keeps_the_derived_cache_between_its_runs() -> None:
-    """A fresh checkout has no cache: without one kept from the last run, each deploy would score
-    every paper nobody reviewed again."""
-    workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "deploy.yml").read_text(encoding="utf-8"))
-    steps = workflow["jobs"]["build"]["steps"]
-    cache = next(i for i, s in enumerate(steps) if s.get("uses", "").startswith("actions/cache@"))
-    build = next(i for i, s in enumerate(steps) if s.get("run", "").startswith("mkdocs build"))
-    assert steps[cache]["with"]["path"] == f"corpus/{CACHE}" and cache < build
+@pytest.mark.parametrize(("workflow", "job", "cache", "scoring"), [
+    ("deploy.yml", "build", "actions/cache@", ["mkdocs build"]),
+    # a pull request starts from main's cache: saved here, it would serve that pull request alone
+    ("pull-request.yml", "check", "actions/cache/restore@", ["survey check --review", "mkdocs build"]),
+])
+def test_the_workflows_keep_the_derived_cache_between_their_runs(
+        workflow: str, job: str, cache: str, scoring: list[str]) -> None:
+    """A fresh checkout has no cache: without one kept from the last run, each deploy and each
+    check of a pull request would score every paper nobody reviewed again."""
+    text = (ROOT / ".github" / "workflows" / workflow).read_text(encoding="utf-8")
+    steps = yaml.safe_load(text)["jobs"][job]["steps"]
+    restored = [i for i, s in enumerate(steps) if s.get("uses", "").startswith(cache)]
+    assert len(restored) == 1 and steps[restored[0]]["with"]["path"] == f"corpus/{CACHE}"
+    assert steps[restored[0]]["with"]["restore-keys"] == "survey-derived-"  # the deploy's, of main
+    for command in scoring:
+        assert restored[0] < next(i for i, s in enumerate(steps) if s.get("run", "").startswith(command))

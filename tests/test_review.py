@@ -45,6 +45,16 @@ def test_review_order_puts_the_most_expected_wrong_topics_first_and_ties_by_slug
     assert review_order(pending)[0].expected_wrong == pytest.approx(1.0)
 
 
+def test_the_order_does_not_hang_on_the_order_the_scores_come_in() -> None:
+    """Freshly scored, a paper's scores come in the taxonomy's order; read back from the derived
+    cache, in the alphabet's: the queue is the same (a sum taken in another order ended a bit
+    apart, and rounded to 1.181 one time and 1.18 the next, on a synthetic paper)."""
+    scores = {"parallelism": 0.3783, "quantization": 0.6689, "serving": 0.5511, "kernels": 0.0222}
+    assert Pending("a", scores).expected_wrong == Pending("a", dict(sorted(scores.items()))).expected_wrong
+    # 0.3783 + 0.3311 + 0.4489 + 0.0222: 1.1805 in decimals, a hair under it in binary
+    assert Pending("a", scores).expected_wrong == 1.18
+
+
 def waiting(corpus: Path, topic: str | None = None) -> list[Pending]:
     taxonomy = load_corpus(corpus).taxonomy
     glances, scores, _ = for_queue(corpus, lambda: taxonomy)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..corpus.taxonomy import Taxonomy, TopicWeights
-from .rules import Scan, evaluate
+from .rules import Scan, evaluate, lexicon
 
 WORD_VALUE = 0.3
 CHOOSE = 0.5
@@ -58,7 +58,7 @@ def features(taxonomy: Taxonomy, title: str, abstract: str,
         for a, b in itertools.pairwise(words):
             if a not in STOP and b not in STOP:
                 out[f"{where}:{a} {b}"] = WORD_VALUE
-    scan = scan or Scan(title, abstract)
+    scan = scan or Scan(title, abstract, taxonomy)
     for topic in taxonomy.topics:
         score = 0
         for hit in evaluate(topic.rules, title, abstract, scan):
@@ -105,11 +105,28 @@ def predict(taxonomy: Taxonomy, weights: dict[str, TopicWeights], feats: dict[st
     return tuple(verdicts)
 
 
+def confidences(taxonomy: Taxonomy, weights: dict[str, TopicWeights], feats: dict[str, float]
+                ) -> tuple[tuple[str, float], ...]:
+    """(topic, confidence) of each topic the model has, as predict() computes them (the same sum
+    in the same order, so the same bits) without the contributions it sorts for a person to
+    read: what the derived cache keeps of every waiting paper."""
+    out = []
+    for topic in taxonomy.topics:
+        tw = weights.get(topic.id)
+        if tw is not None:
+            total = max(-60.0, min(60.0, tw.bias + sum(tw.weights[f] * v for f, v in feats.items()
+                                                       if f in tw.weights)))
+            out.append((topic.id, 1 / (1 + math.exp(-total))))
+    return tuple(out)
+
+
 def doubt(scores: Mapping[str, float]) -> float:
     """How many of a paper's topic decisions the model is expected to get wrong, if its
     confidences are calibrated: for each topic, the chance that the side it chose is wrong.
-    What a paper file keeps (`doubt`) and `survey review` orders by (classify/review.py)."""
-    return round(sum(min(p, 1 - p) for p in scores.values()), 3)
+    What `survey review` orders by (classify/review.py). Summed exactly (fsum): scores fresh from
+    the model come in the taxonomy's order, from the derived cache in the alphabet's, and a
+    plain sum in either order could round to 1.181 one time and 1.18 the next."""
+    return round(math.fsum(min(p, 1 - p) for p in scores.values()), 3)
 
 
 def describe(feature: str) -> str:
@@ -227,4 +244,5 @@ def features_all(taxonomy: Taxonomy, docs: Sequence[tuple[str, str]]) -> list[di
     thousands of papers takes (the rules' regular expressions, 3-5 ms a paper)."""
     from .pool import pooled
 
+    lexicon(taxonomy)  # made once, before the workers are forked
     return pooled(lambda chunk: [features(taxonomy, t, a) for t, a in chunk], list(docs))

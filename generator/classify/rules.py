@@ -6,6 +6,7 @@ its weight when it fires three times or more (a theme the abstract keeps returni
 
 from __future__ import annotations
 
+import itertools
 import signal
 import threading
 from collections.abc import Iterator
@@ -13,8 +14,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from ..corpus.taxonomy import Rule
-from .prefilter import Presence, required_groups
+from ..corpus.taxonomy import Rule, Taxonomy
+from .prefilter import Lexicon, Presence, match_starts, matches, required_groups
 
 TITLE_FACTOR = 2
 REPEATED = 3
@@ -95,13 +96,29 @@ class Verdict:
 
 
 class Scan:
-    """A paper's title and abstract, with the literal look-ups the rule prefilter has made."""
+    """A paper's title and abstract, with the literals of the taxonomy's rules they hold (any
+    other rule's looked up when asked)."""
 
-    __slots__ = ("abstract", "presence", "title")
+    __slots__ = ("abstract", "places", "presence", "title")
 
-    def __init__(self, title: str, abstract: str) -> None:
+    def __init__(self, title: str, abstract: str, taxonomy: Taxonomy | None = None) -> None:
         self.title, self.abstract = title, abstract
-        self.presence = {"title": Presence(title), "abstract": Presence(abstract)}
+        words = lexicon(taxonomy) if taxonomy else None
+        self.presence = {"title": Presence(title, words), "abstract": Presence(abstract, words)}
+        # What evaluate() walks for each rule: the two texts, each with its literals.
+        self.places = (("title", title, self.presence["title"]),
+                       ("abstract", abstract, self.presence["abstract"]))
+
+
+def lexicon(taxonomy: Taxonomy) -> Lexicon:
+    """Every literal the taxonomy's rules look for, made once for it (and kept on it)."""
+    if taxonomy.lexicon is None:
+        patterns = [r.pattern for t in taxonomy.topics for r in t.rules] + [
+            r.pattern for t in taxonomy.tags for r in t.rules]
+        literals = [*itertools.chain(*(g for p in patterns for g in required_groups(p))),
+                    *itertools.chain(*(match_starts(p) or () for p in patterns))]
+        taxonomy.lexicon = Lexicon(lit for lit in literals if isinstance(lit, str))
+    return taxonomy.lexicon
 
 
 def evaluate(rules: list[Rule], title: str, abstract: str, scan: Scan | None = None) -> tuple[Hit, ...]:
@@ -109,13 +126,13 @@ def evaluate(rules: list[Rule], title: str, abstract: str, scan: Scan | None = N
     scan = scan or Scan(title, abstract)
     for rule in rules:
         groups = required_groups(rule.pattern)
-        for where, text in (("title", title), ("abstract", abstract)):
-            if rule.where not in (where, "both"):
+        for where, text, presence in scan.places:
+            if rule.where != "both" and rule.where != where:
                 continue
-            if not scan.presence[where].holds(groups):
+            if not presence.holds(groups):
                 continue  # cannot match: see prefilter
             try:
-                found = [m.group(0) for m in rule.pattern.finditer(text)]
+                found = matches(rule.pattern, text, presence)
             except _OverTime:
                 raise SlowRule(rule) from None
             if not found:

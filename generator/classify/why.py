@@ -41,7 +41,7 @@ class Why:
 def why(taxonomy: Taxonomy, title: str, abstract: str) -> list[Why]:
     """Each topic of the taxonomy, in its order (a topic the model has no weights for is left out)."""
     suggestion = suggest(taxonomy, title, abstract)
-    scan = Scan(title, abstract)
+    scan = Scan(title, abstract, taxonomy)
     found: dict[str, tuple[str, ...]] = {}  # feature -> the words it stands for
     for topic in taxonomy.topics:
         hits = evaluate(topic.rules, title, abstract, scan)

@@ -12,6 +12,7 @@ from .lock import CorpusLock
 from .model import Listing, Paper
 from .rejected import REJECTED_FILE
 from .store import Corpus, CorpusCache, load_corpus, record_files, shown_path
+from .taxonomy import MODEL_FILE
 
 
 def check_corpus(root: Path, cache: CorpusCache | None = None) -> tuple[Corpus, Problems]:
@@ -27,6 +28,8 @@ def _check(root: Path, cache: CorpusCache | None) -> tuple[Corpus, Problems]:
     taxonomy = shown_path(Path(root) / "taxonomy.yaml")
     if taxonomy not in problems.of:  # else every topic and tag would be unknown
         problems.extend(vocabulary_problems(corpus))
+        if shown_path(Path(root) / MODEL_FILE) not in problems.of:  # a link, refused unread
+            problems.extend(model_problems(corpus))
     problems.extend(duplicate_problems(corpus))
     problems.extend(listing_problems(corpus))
     problems.extend(rejected_problems(corpus))
@@ -66,6 +69,16 @@ def vocabulary_problems(corpus: Corpus) -> Iterator[CorpusError]:
                         else "add it to taxonomy.yaml or pick a known tag")
             yield CorpusError(_file(corpus, paper.file), f"unknown tag {tag!r}; {hint}", entry=paper.slug,
                               field=f"tags[{i}]")
+
+
+def model_problems(corpus: Corpus) -> Iterator[CorpusError]:
+    """The topic model read as the build, the queue and `survey classify` read it (a model edited
+    by hand that check passed stopped the build when a paper waited for review): its first
+    problem, naming the file."""
+    try:
+        corpus.taxonomy.weights()
+    except CorpusError as problem:
+        yield problem
 
 
 def duplicate_problems(corpus: Corpus) -> Iterator[CorpusError]:

@@ -81,7 +81,7 @@ class Fields:
     them. Only a record that is not a mapping at all stops at once."""
 
     def __init__(self, data: Any, path: str, entry: str | None, allowed: tuple[str, ...],
-                 prefix: str = "", problems: Problems | None = None) -> None:
+                 prefix: str = "", problems: Problems | None = None, retired: tuple[str, ...] = ()) -> None:
         if not isinstance(data, dict):
             raise CorpusError(path, f"expected a mapping of fields, found {kind(data)}", entry=entry,
                               field=prefix.rstrip(".") or None)
@@ -89,7 +89,8 @@ class Fields:
             entry = data["slug"]  # a record is named by its own slug in every line, the first included
         self.data, self.path, self.entry, self.prefix = data, path, entry, prefix
         self.problems = Problems() if problems is None else problems
-        for unknown in sorted(str(k) for k in data if k not in allowed):
+        # A retired field is passed over, never named to a person as one to write.
+        for unknown in sorted(str(k) for k in data if k not in allowed and k not in retired):
             self.problem(unknown, f"unknown field; known fields: {', '.join(allowed)}")
 
     def problem(self, name: str, message: str) -> None:

@@ -28,7 +28,7 @@ ENRICHABLE = ("arxiv", "authors", "et_al", "date", *(f"links.{k}" for k in LINK_
 RETIRED = ("confidence", "doubt")
 PAPER_FIELDS = (
     "slug", "title", "alternate_titles", "abstract", "arxiv", "authors", "et_al", "date",
-    "links", "topics", "tags", "added", "enriched", "curated", *RETIRED,
+    "links", "topics", "tags", "added", "enriched", "curated",
 )
 LISTING_FIELDS = ("slug", "name", "date", "imported", "url", "description", "source", "origin", "sha256",
                   "entries")
@@ -114,7 +114,7 @@ class Paper:
 
     @classmethod
     def from_dict(cls, data: Any, path: str) -> Paper:
-        f = Fields(data, path, None, PAPER_FIELDS)
+        f = Fields(data, path, None, PAPER_FIELDS, retired=RETIRED)
         slug = f.slug()
         title = f.text("title", required=True, limit=MAX_TITLE)
         abstract = f.text("abstract", required=True, limit=MAX_ABSTRACT)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import CorpusError, Problems, raise_problems
-from ..core.text import digest, shorten
+from ..core.text import digest, shorten, shown_path
 from ..core.yamlio import load_yaml, read_text
 from .fields import Fields
 
@@ -85,6 +85,8 @@ class Taxonomy:
     # How many decisions of the corpus (reviewed and rejected papers) the model was trained
     # with, as `survey train` wrote it; None for a model written before it said so.
     decisions: int | None = field(default=None, compare=False)
+    # The literals of the rules, as classify/rules.py looks for them in a paper: made once.
+    lexicon: Any = field(default=None, repr=False, compare=False)
 
     def weights(self) -> dict[str, TopicWeights]:
         """The topic model's weights, read on first use (the build never needs them); {} if none."""
@@ -93,7 +95,7 @@ class Taxonomy:
             if path is None or not path.exists():
                 self._weights = {}
                 return self._weights
-            shown = path.name if not path.is_absolute() else str(path)
+            shown = shown_path(path)
             text = read_text(path, shown)
             data = load_yaml(text, shown)
             weights = weights_from_data(data, shown, self)
