@@ -384,7 +384,9 @@ def loopback(answer: Callable[[str], tuple[int, str, bytes]]) -> Iterator[str]:
             pass
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # shutdown() waits for serve_forever to look for it, once each poll interval (0.5 s by
+    # default: half a second idle at the end of every test that serves, 11 s of test_fetch's 18)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}"
