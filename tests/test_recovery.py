@@ -8,6 +8,7 @@ nothing held after.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fcntl
 import json
@@ -310,6 +311,24 @@ def test_without_flock_nothing_is_written_unlocked(corpus: Path) -> None:
     assert sorted(p.name for p in (corpus / "papers").iterdir()) == sorted(f"{s}.yaml" for s in PAPERS)
 
 
+def waits_for(proc: subprocess.Popen[str], path: Path) -> None:
+    """Return once the process has had the lock file `path` open for half a second: it takes
+    the lock, which this process holds, so it waits; a reader that did not wait would have read
+    the corpus by then (three files: 0.05 s). It had slept 2 s from the start (4 of the two
+    tests' 5 s): Linux's /proc shows when it is there; elsewhere, that 2 s."""
+    if not Path("/proc/self/fd").is_dir():
+        time.sleep(2)
+        return
+    deadline = time.monotonic() + 120
+    while proc.poll() is None and time.monotonic() < deadline:
+        with contextlib.suppress(OSError):  # a descriptor closed meanwhile
+            if any(os.readlink(fd) == str(path) for fd in Path(f"/proc/{proc.pid}/fd").iterdir()):
+                time.sleep(0.5)
+                return
+        time.sleep(0.01)
+    pytest.fail(f"the reader never opened {path}")
+
+
 @pytest.mark.parametrize("reader", ["check", "build"])
 def test_a_reader_waits_for_a_writer_and_reads_the_corpus_after_it(corpus: Path, tmp_path: Path,
                                                                    reader: str) -> None:
@@ -326,7 +345,7 @@ def test_a_reader_waits_for_a_writer_and_reads_the_corpus_after_it(corpus: Path,
         (corpus / "listings" / "l.yaml").write_text(listing, encoding="utf-8")
         started = subprocess.Popen([sys.executable, *command], cwd=project, stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE, text=True)
-        time.sleep(2)  # the reader has started and reads, or waits
+        waits_for(started, corpus / lock.LOCK)
         (corpus / NEW).write_text(NEW_TEXT, encoding="utf-8")
     out, err = started.communicate(timeout=300)
     assert started.returncode == 0, err
