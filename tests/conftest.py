@@ -6,11 +6,11 @@ import io
 import json
 import os
 import re
-import select
 import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import traceback
 from collections import Counter
@@ -103,7 +103,8 @@ def survey(*args: str, cwd: Path | None = None, input: str | None = None,
     subprocess; this costs nothing, which is what lets every refusal be its own assertion.
     `survey_process` runs the real command in a subprocess: one test per command uses it for
     what only a process shows (its exit status as the shell sees it, nothing printed at exit, a
-    fault of SURVEY_FAULT)."""
+    fault of SURVEY_FAULT); `survey_fork` in a fork of this process, where a test needs a process
+    but not its start-up (killed at each of many fault points, stopped where it would hang)."""
     from generator.cli.main import main
 
     assert "SURVEY_FAULT" not in (env or {}), "a fault kills or fails its process: survey_process"
@@ -137,51 +138,97 @@ def survey_process(*args: str, cwd: Path | None = None, input: str | None = None
 
 
 class Forked:
-    """The `survey` command line run in a fork of this process (from ROOT, with `env` added,
-    nothing read or printed), in a process group of its own. A kill test needs a process to
-    kill, at one of dozens of points; a new interpreter (survey_process) spends 0.5 to 1.5 s a
-    run importing modules and compiling the taxonomy's rules, which a fork inherits from the test
-    process once that has run the command."""
+    """run() in a fork of this process, in a process group of its own, from `cwd` with `env`
+    added, reading nothing and printing to files of its own (`capture`) or nowhere; its exit
+    code is run()'s, or SystemExit's, or 1 after a traceback, as a process gives them.
 
-    def __init__(self, *args: str, env: dict[str, str] | None = None) -> None:
+    A new interpreter (survey_process, `python -m mkdocs`) spends 0.3 to 1.5 s importing modules
+    and compiling the taxonomy's rules before it does what a test looks at; a fork inherits what
+    this process has imported and compiled. For what needs a process (to be killed at one of
+    dozens of points, or stopped where it would hang) and where its start-up is not what is
+    tested."""
+
+    def __init__(self, run: Callable[[], int | None], cwd: Path = ROOT, env: dict[str, str] | None = None,
+                 capture: bool = False) -> None:
+        # what it prints, read and closed by result()
+        self.files = (tempfile.TemporaryFile(), tempfile.TemporaryFile()) if capture else None  # noqa: SIM115
+        self.status: int | None = None
         pid = os.fork()
         if pid == 0:  # the child: never back into pytest, whatever happens
-            code = 1
+            code: object = 1
             try:
                 os.setpgid(0, 0)
                 null = os.open(os.devnull, os.O_RDWR)
-                for fd in (0, 1, 2):
-                    os.dup2(null, fd)
-                sys.stdin, sys.stdout, sys.stderr = io.StringIO(), io.StringIO(), io.StringIO()
+                os.dup2(null, 0)
+                for fd, file in zip((1, 2), self.files or (None, None), strict=True):
+                    os.dup2(file.fileno() if file else null, fd)
+                sys.stdin = io.StringIO()
+                sys.stdout, sys.stderr = (io.TextIOWrapper(io.FileIO(fd, "w", closefd=False), "utf-8", errors,
+                                                           line_buffering=True)
+                                          for fd, errors in ((1, "strict"), (2, "backslashreplace")))
                 os.environ.update(env or {})
-                os.chdir(ROOT)
-                sys.argv = ["survey", *args]  # the lock's holder names its command from it
-                from generator.cli.main import main
-
-                code = main(list(args))
+                os.chdir(cwd)
+                code = run()
             except SystemExit as exc:
-                code = exc.code if isinstance(exc.code, int) else 1
+                code = exc.code
+                if not (code is None or isinstance(code, int)):
+                    print(code, file=sys.stderr)
+            except BaseException:
+                traceback.print_exc()
             finally:
-                os._exit(code)
+                with contextlib.suppress(BaseException):
+                    sys.stdout.flush()
+                    sys.stderr.flush()
+                os._exit(0 if code is None else code if isinstance(code, int) else 1)
         with contextlib.suppress(OSError):  # the child's own setpgid may have come first
             os.setpgid(pid, pid)
-        self.pid, self.fd = pid, os.pidfd_open(pid)
+        self.pid = pid
 
     def running(self) -> bool:
-        return not select.select([self.fd], [], [], 0)[0]
+        if self.status is None:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.status = status
+        return self.status is None
 
     def kill(self) -> None:
-        """SIGKILL to its group (until wait() reaps it, its pid and group are no one else's)."""
-        os.killpg(self.pid, signal.SIGKILL)
+        """SIGKILL to its group (while it is not reaped, its pid and group are no one else's)."""
+        if self.status is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.pid, signal.SIGKILL)
 
     def wait(self, timeout: float = 600) -> int:
-        """Its exit status as subprocess gives it (-9: killed); one that hangs is killed."""
-        try:
-            if not select.select([self.fd], [], [], timeout)[0]:
-                self.kill()
-        finally:
-            os.close(self.fd)
-        return os.waitstatus_to_exitcode(os.waitpid(self.pid, 0)[1])
+        """Its exit status as subprocess gives it (-9: killed); one that runs over is killed."""
+        if self.status is None:
+            timer = threading.Timer(timeout, self.kill)
+            timer.start()
+            try:
+                self.status = os.waitpid(self.pid, 0)[1]
+            finally:
+                timer.cancel()
+        return os.waitstatus_to_exitcode(self.status)
+
+    def result(self, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+        """wait(), with what it printed (capture=True)."""
+        assert self.files is not None
+        code = self.wait(timeout)
+        printed = []
+        for file in self.files:
+            file.seek(0)
+            printed.append(file.read().decode("utf-8", "replace"))
+            file.close()
+        return subprocess.CompletedProcess([], code, *printed)
+
+
+def survey_fork(*args: str, env: dict[str, str] | None = None, capture: bool = False) -> Forked:
+    """The `survey` command line in a fork of this process (Forked), from ROOT."""
+    def run() -> int:
+        from generator.cli.main import main
+
+        sys.argv = ["survey", *args]  # a writer names its command from it in the lock
+        return main(list(args))
+
+    return Forked(run, env=env, capture=capture)
 
 
 def counted(*args: str, env: dict[str, str] | None = None,

@@ -4,7 +4,6 @@ once. Each case: one line naming the file, a non-zero exit, nothing changed or l
 
 from __future__ import annotations
 
-import functools
 import gzip
 import json
 import os
@@ -18,34 +17,42 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, ROOT, counted, loopback, real_papers, snapshot, survey, survey_process
-
-SERVE = ("import sys; from pathlib import Path; from generator.corpus.check import check_corpus; "
-         "from generator.corpus.store import CorpusCache\n"
-         "try:\n    _, problems = check_corpus(Path(sys.argv[1]), cache=CorpusCache())\n"
-         "except Exception as exc:\n    problems = [exc]\n"
-         "print(*problems, sep='\\n', file=sys.stderr); sys.exit(1 if problems else 0)")
+from conftest import (
+    FIXTURES,
+    ROOT,
+    Forked,
+    counted,
+    loopback,
+    real_papers,
+    snapshot,
+    survey,
+    survey_fork,
+    survey_process,
+)
 
 
 def everywhere(corpus: Path, tmp: Path, fifo: bool = False) -> dict[str, subprocess.CompletedProcess[str]]:
     """Every command that reads the corpus: check, build, serve's check (with its cache),
     import and add. Where a file they might read by mistake is a FIFO (`fifo`: reading it would
-    hang), each runs in a process of its own with a timeout; elsewhere in this one (`survey`)."""
+    hang), each runs in a fork of this process (conftest.Forked), killed after 60 s; elsewhere in
+    this one (`survey`)."""
     c = str(corpus)
-    run = functools.partial(survey_process, timeout=60) if fifo else survey
-    serve = [sys.executable, "-c", SERVE, c]
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return survey_fork(*args, capture=True).result(timeout=60) if fifo else survey(*args)
+
     return {
         "check": run("check", "--corpus", c),
         "build": run("build", "--out", str(tmp / "out"), "--corpus", c),
-        "serve": subprocess.run(serve, cwd=ROOT, capture_output=True, text=True, timeout=60) if fifo else
-        serve_check(corpus),
+        "serve": Forked(lambda: serve_check(corpus, printed=True).returncode, capture=True).result(timeout=60)
+        if fifo else serve_check(corpus),
         "import": run("import", str(FIXTURES / "daily_papers.json"), "--corpus", c),
         "add": run("add", "--title", "T", "--abstract", "A.", "--corpus", c),
     }
 
 
-def serve_check(corpus: Path) -> subprocess.CompletedProcess[str]:
-    """SERVE, in this process."""
+def serve_check(corpus: Path, printed: bool = False) -> subprocess.CompletedProcess[str]:
+    """What `mkdocs serve` checks of the corpus (with its cache): its problems (`printed` too)."""
     from generator.corpus.check import check_corpus
     from generator.corpus.store import CorpusCache
 
@@ -53,7 +60,9 @@ def serve_check(corpus: Path) -> subprocess.CompletedProcess[str]:
         _, problems = check_corpus(corpus, cache=CorpusCache())
     except Exception as exc:
         problems = [exc]
-    return subprocess.CompletedProcess(SERVE, 1 if problems else 0, "", "".join(f"{p}\n" for p in problems))
+    if printed:
+        print(*problems, sep="\n", file=sys.stderr)
+    return subprocess.CompletedProcess([], 1 if problems else 0, "", "".join(f"{p}\n" for p in problems))
 
 
 def refused_everywhere(corpus: Path, tmp: Path, line: str, fifo: bool = False) -> None:
@@ -242,12 +251,12 @@ def test_a_second_writer_waits_then_fails_in_one_line_naming_the_holder(
         corpus: Path, holder: tuple[subprocess.Popen[str], SlowArxiv]) -> None:
     proc, api = holder
     before = snapshot(corpus)
-    result, took = add(corpus, wait="1.5")
-    assert result.returncode == 1 and took >= 1.5  # it waited; how much longer is the machine's
+    result, took = add(corpus, wait="0.3")
+    assert result.returncode == 1 and took >= 0.3  # it waited; how much longer is the machine's
     assert result.stderr.startswith(f"survey add: {shown(corpus)} is being changed by another survey "
                                     f"command: pid {proc.pid} (`survey enrich --web arxiv --delay 0 ")
     assert ", since 20" in result.stderr
-    assert result.stderr.endswith("); waited 1.5 s: run this again when it has finished\n")
+    assert result.stderr.endswith("); waited 0.3 s: run this again when it has finished\n")
     assert snapshot(corpus) == before
     api.answer.set()
     assert proc.wait(60) == 0
@@ -277,12 +286,11 @@ def test_a_child_of_a_killed_writer_does_not_keep_its_lock(corpus: Path) -> None
 def test_the_same_paper_added_four_times_at_once_is_added_once(corpus: Path) -> None:
     """Each waits for the writer before it and then reads what it wrote."""
     before = set((corpus / "papers").iterdir())
-    procs = [subprocess.Popen([sys.executable, "-m", "generator", "add", "--title", "Sharded Checkpoints",
-                               "--abstract", f"We write checkpoints in shards ({i}).", "--corpus",
-                               str(corpus)], cwd=ROOT, text=True, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, env={**os.environ, "SURVEY_LOCK_WAIT": "300"})
-             for i in range(4)]
-    results = [(p.wait(120), p.communicate()[1]) for p in procs]
+    procs = [survey_fork("add", "--title", "Sharded Checkpoints", "--abstract",
+                         f"We write checkpoints in shards ({i}).", "--corpus", str(corpus),
+                         env={"SURVEY_LOCK_WAIT": "300"}, capture=True)
+             for i in range(4)]  # four processes, forks of this one (conftest.Forked)
+    results = [(r.returncode, r.stderr) for r in (p.result(timeout=120) for p in procs)]
     assert sorted(code for code, _ in results) == [0, 1, 1, 1], results
     assert all("this paper is already in the corpus as" in err for code, err in results if code), results
     assert [p.name for p in set((corpus / "papers").iterdir()) - before] == ["sharded-checkpoints.yaml"]
@@ -297,13 +305,11 @@ def test_two_imports_at_once_lose_no_alternate_title_and_no_listing(corpus: Path
         first = {**paper, "paper": {**paper["paper"], "title": f"{paper['paper']['title']} ({version})"}}
         sources.append(tmp_path / f"source-{n}.json")
         sources[-1].write_text(json.dumps([first, *more]), encoding="utf-8")
-    procs = [subprocess.Popen([sys.executable, "-m", "generator", "import", str(s), "--name", "Shared name",
-                               "--corpus", str(corpus)], cwd=ROOT, text=True, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, env={**os.environ, "SURVEY_LOCK_WAIT": "300"})
-             for s in sources]
+    procs = [survey_fork("import", str(s), "--name", "Shared name", "--corpus", str(corpus),
+                         env={"SURVEY_LOCK_WAIT": "300"}, capture=True) for s in sources]
     for p in procs:
-        assert p.wait(600) == 0, p.communicate()[1]
-        p.communicate()
+        result = p.result()
+        assert result.returncode == 0, result.stderr
     text = (corpus / "papers" / "2bp-2-stage-backpropagation.yaml").read_text(encoding="utf-8")
     assert "(extended version)" in text and "(journal version)" in text
     assert {p.name for p in (corpus / "listings").glob("shared-name*")} == {"shared-name.yaml",

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import ROOT, Forked, counted, hf_feed, hf_item, snapshot, survey
+from conftest import ROOT, counted, hf_feed, hf_item, snapshot, survey, survey_fork
 
 from generator.core.errors import SurveyError
 from generator.corpus.store import load_corpus
@@ -34,11 +34,11 @@ KILLED = -signal.SIGKILL
 def run(*args: str, fault: str | None = None, kill_after_s: float | None = None,
         kill_once: Path | None = None, then: float = 0.0) -> int:
     """A real survey command in a process (a kill takes one), its exit status: a fork of this one
-    (conftest.Forked), killed by its fault or `then` seconds after the path kill_once appears;
+    (conftest.survey_fork), killed by its fault or `then` seconds after the path kill_once appears;
     or, to be killed kill_after_s seconds after it starts, a new interpreter, whose start-up is
     among the times it may be killed at."""
     if kill_after_s is None:
-        child = Forked(*args, env={**DAY, **({"SURVEY_FAULT": fault} if fault else {})})
+        child = survey_fork(*args, env={**DAY, **({"SURVEY_FAULT": fault} if fault else {})})
         if kill_once is not None:
             while child.running() and not kill_once.exists():
                 time.sleep(0.001)
