@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from bs4 import BeautifulSoup
+from bs4 import BeautifulSoup, SoupStrainer
 from conftest import ROOT, make_corpus, make_project, mkdocs_build, replace_in, soup, survey
 from linkcheck import check_site
 
@@ -64,8 +64,10 @@ def abstract_of(page: BeautifulSoup) -> str:
 
 
 def test_every_paper_has_its_page_with_its_exact_text(real_site: Path) -> None:
+    shown = SoupStrainer(["title", "article"])  # what is read here: the rest left unbuilt, half the time
     for paper in CORPUS.sorted_papers():
-        page = soup(real_site / "papers" / paper.slug / "index.html")
+        html = (real_site / "papers" / paper.slug / "index.html").read_text(encoding="utf-8")
+        page = BeautifulSoup(html, "html.parser", parse_only=shown)
         # as the one reading of TeX shows them (tests/test_tex.py holds what it shows)
         assert content(page).find("h1").get_text() == tex_text(paper.title)
         assert abstract_of(page) == tex_text(paper.abstract)
