@@ -68,9 +68,10 @@ def test_incremental_rebuilds_equal_a_clean_build(
     papers = project / "corpus" / "papers"
 
     def clean(name: str) -> Path:
-        """The site a clean `mkdocs build --strict` writes, in a fork of this process (0.4 s of
-        1.5 less than a new interpreter: it has built the served site). What the serve keeps is
-        its plugin's and the corpus cache of mkdocs_plugin._CACHES, which a build does not use."""
+        """The site a clean `mkdocs build --strict` writes, in a fork of this process (0.5 s of
+        2 s of CPU less than a new interpreter: it has built the served site). What the serve
+        keeps is its plugin's and the corpus cache of mkdocs_plugin._CACHES, which a build does
+        not use."""
         return mkdocs_build(project, tmp_path / name, fork=True)
 
     rebuild()
