@@ -915,6 +915,11 @@ def facet_counts(page: Page) -> dict[tuple[str, str], int]:
     return {(name, value): int(count) for name, value, count in rows}
 
 
+# A word of about 40 papers, in each of the four parts: newest first runs across all of them
+# after one "Show more" ("memory", 127 papers, took six, each searching every part again).
+ACROSS_PARTS = "attention"
+
+
 def test_the_parts_count_as_one_index_and_newest_first_runs_across_them(
         parts_base: str, site_base: str, desktop: Tab) -> None:
     tab, page = desktop, desktop.page
