@@ -97,11 +97,11 @@ class _SiteHandler(SimpleHTTPRequestHandler):
         return super().translate_path("/" + path[len(SITE_PATH):])
 
     def do_GET(self) -> None:
-        if unquote(urlsplit(self.path).path) == SITE_PATH + "sitemap.xml":
-            self._send_sitemap()
-        else:
-            # the browser may leave the page (or cancel a fetch) while a file is sent
-            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+        # the browser may leave the page (or cancel a fetch) while a file is sent
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            if unquote(urlsplit(self.path).path) == SITE_PATH + "sitemap.xml":
+                self._send_sitemap()
+            else:
                 super().do_GET()
 
     def _send_sitemap(self) -> None:
@@ -123,7 +123,9 @@ class _SiteHandler(SimpleHTTPRequestHandler):
 def serve(site: Path) -> Iterator[str]:
     """Serve a built site on a free localhost port; yields the base URL (ending in SITE_PATH)."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_SiteHandler, directory=str(site)))
-    thread = threading.Thread(target=server.serve_forever, name="site-server", daemon=True)
+    # shutdown() waits for the loop's next poll: half a second by default, for each server
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
+                              name="site-server", daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}{SITE_PATH}"
