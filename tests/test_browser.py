@@ -1002,28 +1002,31 @@ def test_palette_toggle_switches_and_is_remembered(site_base: str, desktop: Tab)
 
 # --- phone -------------------------------------------------------------------------------------
 
+# Each kind of page on a phone; the lists (LIST_PAGES) and the tags page are checked for a
+# sideways scroll where a phone loads them for their own checks, with the same screen
+# (test_every_list_shows_its_papers_on_the_first_screen, test_on_a_phone_every_tag_is_...).
 PHONE_PAGES = [
-    "", "search/?q=memory", "topics/", "listings/", "topics/other/2/",
-    "topics/parallelism/", "topics/kernels/", "topics/other/", f"papers/{ZERO}/",
-    "listings/parallel-and-distributed-ml-systems-hf-papers/", "tags/", "tags/zero-sharding/",
-    "statistics/", "contributing/", "schema/", "about/",
+    "", "search/?q=memory", "topics/", "listings/", "tags/zero-sharding/", "statistics/",
+    "contributing/", "schema/", "about/", f"papers/{ZERO}/",  # the drawer is tried on the last
 ]
+# A phone's screen: 390x844 CSS pixels, two device pixels to each.
+PHONE_SCREEN = {"is_mobile": True, "has_touch": True, "device_scale_factor": 2}
+WIDTHS = "[document.documentElement.scrollWidth, document.documentElement.clientWidth]"
 
 
 def test_phone_pages_do_not_scroll_sideways_and_drawer_works(site_base: str, chromium: Browser) -> None:
-    with open_tab(chromium, PHONE, is_mobile=True, has_touch=True, device_scale_factor=2) as tab:
+    with open_tab(chromium, PHONE, **PHONE_SCREEN) as tab:
         page = tab.page
         wide = []
         for path in PHONE_PAGES:
             goto(tab, site_base + path)
-            widths = page.evaluate("[document.documentElement.scrollWidth, "
-                                   "document.documentElement.clientWidth]")
+            widths = page.evaluate(WIDTHS)
             if widths[0] > widths[1]:
                 wide.append(f"{path or 'home'}: scrollWidth {widths[0]} > clientWidth {widths[1]}")
         assert wide == []
         tab.assert_clean()
 
-        goto(tab, site_base + f"papers/{ZERO}/")
+        assert urlsplit(page.url).path.endswith(f"/papers/{ZERO}/")  # PHONE_PAGES' last
         assert page.evaluate("document.documentElement.clientWidth") == PHONE["width"]
         drawer_on_screen = """() => {
           const r = document.querySelector(".md-sidebar--primary").getBoundingClientRect();
@@ -1326,15 +1329,19 @@ LIST_PAGES = [*(f"topics/{t}/" for t in [*load_corpus(ROOT / "corpus").taxonomy.
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
 def test_every_list_shows_its_papers_on_the_first_screen(
         site_base: str, chromium: Browser, viewport: dict[str, int]) -> None:
-    """On a phone the first entry of a list starts in the upper half of the first screen; on a
-    desktop three whole entries show without scrolling. Each entry names the paper's first
-    authors (each a link to the search page's author filter) and its topics."""
+    """On a phone the first entry of a list starts in the upper half of the first screen, and
+    the page does not scroll sideways; on a desktop three whole entries show without scrolling.
+    Each entry names the paper's first authors (each a link to the search page's author
+    filter) and its topics."""
     phone = viewport is PHONE
     by_slug = {p.slug: p for p in CORPUS_PAPERS}
-    with open_tab(chromium, viewport, is_mobile=phone, has_touch=phone) as tab:
+    with open_tab(chromium, viewport, **(PHONE_SCREEN if phone else {})) as tab:
         page = tab.page
         for path in LIST_PAGES:
             goto(tab, site_base + path)
+            if phone:
+                widths = page.evaluate(WIDTHS)
+                assert widths[0] <= widths[1], (path, "scrollWidth > clientWidth", widths)
             seen = page.evaluate(ENTRY_BOXES)
             boxes, height = seen["boxes"], seen["height"]
             if phone:
@@ -1473,9 +1480,9 @@ def test_a_topic_s_papers_of_a_year_are_two_taps_from_home(
         assert result_slugs(page) == sorted(p.slug for p in theirs)
         assert page.locator(".survey-search__status").inner_text() == f"{len(theirs)} papers, newest first"
         assert page.locator(".survey-search__filters > summary").inner_text() == "Filters (2 on)"
-        if not phone:  # the chart's label of the year: an SVG link
-            goto(tab, site_base + "topics/parallelism/")
-            mark_document(page)
+        if not phone:  # back to the topic: the chart's label of the year, an SVG link
+            page.go_back()
+            landed(tab, site_base, "topics/parallelism/", "Parallelism")
             page.locator("article svg.survey-timeline a", has_text=re.compile(r"^2024$")).click()
             page.wait_for_url(re.compile(r"/search/\?topic=Parallelism&year=2024$"))
             page.wait_for_function(every, arg=min(len(theirs), 20))
@@ -1603,7 +1610,7 @@ def test_without_script_the_search_page_links_the_lists(site_base: str, chromium
 def test_on_a_phone_every_tag_is_on_the_tags_page_s_first_screen(site_base: str, chromium: Browser) -> None:
     """Issue 43 (R15): the Tags page was a table by count, FP8 9,452 px down it on a phone. Its
     chips, by name, come first: FP8 on the first screen, and one tap opens its papers."""
-    with open_tab(chromium, PHONE, is_mobile=True, has_touch=True) as tab:
+    with open_tab(chromium, PHONE, **PHONE_SCREEN) as tab:
         page = tab.page
         goto(tab, site_base + "tags/")
         chip = page.locator("article p.survey-tag-index a", has_text=re.compile(r"^FP8 \d+$"))
