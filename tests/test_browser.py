@@ -482,11 +482,10 @@ def test_no_request_goes_to_another_host(site_base: str, desktop: Tab) -> None:
         if tab is not desktop:
             tab.watch()
         goto(tab, site_base + path)
-    for tab in tabs:
-        tab.page.wait_for_load_state("networkidle")
     last = tabs[-1].page  # a page that loads Pagefind only when the reader reaches for the box
     last.keyboard.press("/")  # opens the search box, whichever search the theme runs
-    last.wait_for_load_state("networkidle")
+    for tab in tabs:
+        tab.page.wait_for_load_state("networkidle")
     kinds = {urlsplit(url).path.rsplit(".", 1)[-1] for url in log}
     assert {"css", "js"} <= kinds, log  # the log saw the page's own assets
     assert [url for url in log if "/pagefind/" in url], log  # and the search's
