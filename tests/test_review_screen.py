@@ -128,6 +128,11 @@ def test_every_screen_fits_the_terminal_and_keeps_header_title_authors_and_topic
             assert any(line.startswith(("by ", "no authors given")) for line in lines[2:5])
             for n, name in enumerate(("Parallelism", "Quantization", "Serving", "Kernels"), 1):
                 assert any(line.startswith(f" {n} [") and name in line for line in lines), (size, slug, n)
+            # a topic the paper has words for never reads as one it has none for, however narrow
+            toward = {w.name: w.toward for w in sitting.book.why(sitting.book.paper(slug))}
+            for line in lines:
+                if said := re.match(r" +no word of the paper points to (\w+)", line):
+                    assert not toward[said.group(1)], (size, slug, line)
             assert any(line.startswith("a accept  r reject") for line in lines)
         if size == (120, 40):  # a larger terminal shows more of each abstract
             assert any(line.startswith("tags: ") for s in screens for line in s)

@@ -310,8 +310,11 @@ class Session:
                 continue
             shown = self.term.shown
             against = _fit("; against: ", [shown(a) for a in w.against[:3]], width // 3)
-            toward = _fit(f"       words that point to {shown(name)}: ", [shown(t) for t in w.toward],
-                          width - cells(against)) or f"       no word of the paper points to {shown(name)}"
+            head, words = f"       words that point to {shown(name)}: ", [shown(t) for t in w.toward]
+            toward = _fit(head, words, width - cells(against))
+            if words and not toward:  # the words for a topic go first: those against it make room
+                against, toward = "", _fit(head, words, width) or head + words[0]
+            toward = toward or f"       no word of the paper points to {shown(name)}"
             likely = (topic in chosen, w.suggested, w.confidence or 0.0)
             reasons.append((likely, n, cut(toward + against, width)))
         reasons.sort(key=lambda r: (r[0], -r[1]), reverse=True)
