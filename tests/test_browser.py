@@ -731,7 +731,7 @@ def test_a_hostile_author_name_finds_its_one_paper(
     found = page.evaluate(PAPERS_OF_AUTHORS, [base + "pagefind/pagefind.js", list(keys.values())])
     assert dict(zip(keys, found, strict=True)) == {slug: [f"{SITE_PATH}papers/{slug}/"] for slug in keys}
 
-    # every name in one link, as test_site checks each page links to it
+    # every name at once: one link holding each name as a page's author link holds it (test_site)
     goto(tab, base + "search/?" + "&".join("author=" + quote(name, safe="/") for name in names.values()))
     status = f"{len(names)} papers by {' or '.join(keys.values())}, newest first"
     page.wait_for_function(f"(t) => document.querySelector('{STATUS}')?.textContent === t", arg=status)
