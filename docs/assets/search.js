@@ -882,6 +882,31 @@
       shown = PAGE;
       run(true);
     });
+    // A link to this page with other words or filters (an author's name in a result) is followed
+    // here: Material's instant navigation only pushed it (the same path, no page to fetch), and
+    // under the site's path the URL went back and the results stayed. Back and Forward between
+    // such views are this page's too.
+    var here = location.pathname;
+    function follow() {
+      state = pageState();
+      query.value = state.q;
+      shown = PAGE;
+      tickBuilt();
+      run(false);
+    }
+    results.addEventListener("click", function (event) {
+      var a = event.target.closest ? event.target.closest("a[href]") : null;
+      if (!a || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+      var url = new URL(a.href, location.href);
+      if (url.origin !== location.origin || url.pathname !== here) return;
+      event.preventDefault();
+      event.stopPropagation();
+      history.pushState(history.state, "", url.pathname + url.search);
+      follow();
+    });
+    window.addEventListener("popstate", function () {
+      if (document.contains(app) && location.pathname === here) follow();
+    });
     run(false);
   }
 
