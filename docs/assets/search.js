@@ -904,8 +904,10 @@
       history.pushState(history.state, "", url.pathname + url.search);
       follow();
     });
-    window.addEventListener("popstate", function () {
-      if (document.contains(app) && location.pathname === here) follow();
+    window.addEventListener("popstate", function back() {
+      // instant navigation replaced this page: its listener goes with it
+      if (!document.contains(app)) window.removeEventListener("popstate", back);
+      else if (location.pathname === here) follow();
     });
     run(false);
   }

@@ -14,7 +14,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -99,10 +99,16 @@ def predict(taxonomy: Taxonomy, weights: dict[str, TopicWeights], feats: dict[st
         if tw is None:
             continue
         parts = [(f, tw.weights[f] * v) for f, v in feats.items() if f in tw.weights]
-        total = max(-60.0, min(60.0, tw.bias + sum(c for _, c in parts)))
+        confidence = _confidence(tw, (c for _, c in parts))
         parts.sort(key=lambda fc: (-abs(fc[1]), fc[0]))
-        verdicts.append(TopicVerdict(topic.id, topic.name, 1 / (1 + math.exp(-total)), tuple(parts)))
+        verdicts.append(TopicVerdict(topic.id, topic.name, confidence, tuple(parts)))
     return tuple(verdicts)
+
+
+def _confidence(tw: TopicWeights, contributions: Iterable[float]) -> float:
+    """The model's confidence from a topic's contributions, summed in the order given: predict()
+    and confidences() share it, so the derived cache and a fresh score agree to the bit."""
+    return 1 / (1 + math.exp(-max(-60.0, min(60.0, tw.bias + sum(contributions)))))
 
 
 def confidences(taxonomy: Taxonomy, weights: dict[str, TopicWeights], feats: dict[str, float]
@@ -114,9 +120,8 @@ def confidences(taxonomy: Taxonomy, weights: dict[str, TopicWeights], feats: dic
     for topic in taxonomy.topics:
         tw = weights.get(topic.id)
         if tw is not None:
-            total = max(-60.0, min(60.0, tw.bias + sum(tw.weights[f] * v for f, v in feats.items()
-                                                       if f in tw.weights)))
-            out.append((topic.id, 1 / (1 + math.exp(-total))))
+            out.append((topic.id, _confidence(tw, (tw.weights[f] * v for f, v in feats.items()
+                                                   if f in tw.weights))))
     return tuple(out)
 
 

@@ -99,15 +99,13 @@ class Scan:
     """A paper's title and abstract, with the literals of the taxonomy's rules they hold (any
     other rule's looked up when asked)."""
 
-    __slots__ = ("abstract", "places", "presence", "title")
+    __slots__ = ("places",)
 
     def __init__(self, title: str, abstract: str, taxonomy: Taxonomy | None = None) -> None:
-        self.title, self.abstract = title, abstract
         words = lexicon(taxonomy) if taxonomy else None
-        self.presence = {"title": Presence(title, words), "abstract": Presence(abstract, words)}
         # What evaluate() walks for each rule: the two texts, each with its literals.
-        self.places = (("title", title, self.presence["title"]),
-                       ("abstract", abstract, self.presence["abstract"]))
+        self.places = tuple((where, text, Presence(text, words))
+                            for where, text in (("title", title), ("abstract", abstract)))
 
 
 def lexicon(taxonomy: Taxonomy) -> Lexicon:
